@@ -1,0 +1,54 @@
+import { Command, CommanderError } from 'commander';
+import { VERSION } from '../version.js';
+import { registerValidate } from './commands/validate.js';
+import { registerCrds } from './commands/crds.js';
+
+// Exit codes scripts can rely on: 0 success, 1 the input is invalid / a check failed, 2 usage error or
+// unreadable input. Commander's own parse errors therefore exit 2, not its default 1.
+export function buildProgram(): Command {
+  const program = new Command('karmada-lite')
+    .description('A Karmada-compatible multi-cluster policy engine: the same YAML as Karmada, linted, planned and reconciled.')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  karmada-lite validate -f policies/        lint every document against the Karmada schemas
+  karmada-lite crds | kubectl apply -f -    install the CRDs into a cluster
+
+Exit status: 0 success, 1 invalid input or a failed check, 2 usage error or unreadable input.`,
+    )
+    .version(VERSION, '-v, --version', 'print the version')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  registerValidate(program);
+  registerCrds(program);
+  for (const cmd of program.commands) cmd.exitOverride();
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  // `karmada-lite crds | head` closes the pipe early; that is not an error worth a stack trace.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
+      return 2;
+    }
+    process.stderr.write(`error: ${(err as Error).message}\n`);
+    return 2;
+  }
+}
+
+const invokedDirectly = process.argv[1] && /(main\.ts|karmada-lite(\.mjs)?)$/.test(process.argv[1]);
+if (invokedDirectly || process.env.KARMADA_LITE_MAIN === '1') {
+  main(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}
