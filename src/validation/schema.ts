@@ -104,10 +104,12 @@ function describe(e: ErrorObject, all: ErrorObject[]): FieldError | undefined {
 
 function anyOfMessage(path: string, e: ErrorObject, all: ErrorObject[]): string {
   if (path === 'metadata' || path.endsWith('.metadata')) return 'name or generateName is required';
-  const types = all
-    .filter((s) => s.keyword === 'type' && s.schemaPath.startsWith(e.schemaPath + '/'))
-    .map((s) => String((s.params as { type: string }).type));
-  if (types.includes('integer') && types.includes('string')) return 'must be an integer or a quantity string such as 500m or 1Gi';
+  const branchErrors = all.filter((s) => s.schemaPath.startsWith(e.schemaPath + '/'));
+  const types = branchErrors.filter((s) => s.keyword === 'type').map((s) => String((s.params as { type: string }).type));
+  // int-or-string quantities: the integer branch fails on type, the string branch on type or pattern.
+  if (types.includes('integer') && (types.includes('string') || branchErrors.some((s) => s.keyword === 'pattern'))) {
+    return 'must be an integer or a quantity string such as 500m or 1Gi';
+  }
   return 'must match one of the allowed forms';
 }
 
