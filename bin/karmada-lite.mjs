@@ -11,5 +11,5 @@ if (existsSync(bundle) && !process.env.KARMADA_LITE_FROM_SOURCE) {
 } else {
   const { register } = await import('tsx/esm/api');
   register();
-  await import(pathToFileURL(join(root, 'src', 'cli', 'main.ts')).href);
+  await import(pathToFileURL(join(root, 'src', 'cli', 'entry.ts')).href);
 }

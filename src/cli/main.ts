@@ -46,8 +46,8 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-const invokedDirectly = process.argv[1] && /(main\.ts|karmada-lite(\.mjs)?)$/.test(process.argv[1]);
-if (invokedDirectly || process.env.KARMADA_LITE_MAIN === '1') {
+// `tsx src/cli/main.ts ...` from a checkout; bundles and bin/ start from entry.ts instead.
+if (process.argv[1] && /main\.ts$/.test(process.argv[1])) {
   main(process.argv.slice(2)).then((code) => {
     process.exitCode = code;
   });

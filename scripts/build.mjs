@@ -1,0 +1,70 @@
+#!/usr/bin/env node
+/**
+ * npm run build:
+ *   dist/karmada-lite.mjs  one ES module with every dependency and asset inside (needs Node.js 20+)
+ *   dist/karmada-lite      a standalone executable (Node's single executable application), needs nothing
+ * Assets (built-in interpreters, schemas) are embedded through src/assets.ts.
+ */
+import { build } from 'esbuild';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, chmodSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const dist = join(root, 'dist');
+const ASSET_DIRS = ['interpreters', 'schemas'];
+
+function collectAssets() {
+  const assets = {};
+  const walk = (abs) => {
+    for (const name of readdirSync(abs).sort()) {
+      const full = join(abs, name);
+      if (statSync(full).isDirectory()) walk(full);
+      else assets[relative(root, full).split(sep).join('/')] = readFileSync(full, 'utf8');
+    }
+  };
+  for (const d of ASSET_DIRS) {
+    try { walk(join(root, d)); } catch { /* a missing asset dir embeds nothing */ }
+  }
+  return assets;
+}
+
+const assets = collectAssets();
+const common = {
+  entryPoints: [join(root, 'src/cli/entry.ts')],
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  define: { __KARMADA_LITE_ASSETS__: JSON.stringify(assets) },
+  legalComments: 'none',
+  logLevel: 'warning',
+  minifySyntax: true,
+};
+
+rmSync(dist, { recursive: true, force: true });
+mkdirSync(dist, { recursive: true });
+const started = Date.now();
+await build({
+  ...common,
+  format: 'esm',
+  outfile: join(dist, 'karmada-lite.mjs'),
+  // Bundled CommonJS dependencies still call require(); give them one.
+  banner: { js: "#!/usr/bin/env node\nimport { createRequire as __klCreateRequire } from 'node:module';\nconst require = __klCreateRequire(import.meta.url);" },
+});
+chmodSync(join(dist, 'karmada-lite.mjs'), 0o755);
+
+// Node 20's single executable applications take a CommonJS script.
+const seaDir = join(dist, 'sea');
+mkdirSync(seaDir, { recursive: true });
+await build({ ...common, format: 'cjs', outfile: join(seaDir, 'karmada-lite.cjs') });
+const seaConfig = join(seaDir, 'sea-config.json');
+writeFileSync(seaConfig, JSON.stringify({ main: join(seaDir, 'karmada-lite.cjs'), output: join(seaDir, 'sea-prep.blob'), disableExperimentalSEAWarning: true, useCodeCache: false }));
+execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { stdio: 'inherit' });
+const exe = join(dist, 'karmada-lite');
+copyFileSync(process.execPath, exe);
+chmodSync(exe, 0o755);
+execFileSync(process.execPath, [join(root, 'node_modules/postject/dist/cli.js'), exe, 'NODE_SEA_BLOB', join(seaDir, 'sea-prep.blob'), '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'], { stdio: 'pipe' }); // LIEF's section-name warnings are noise; a failure still throws with its output.
+rmSync(seaDir, { recursive: true, force: true });
+
+const mb = (p) => (statSync(p).size / 1048576).toFixed(1);
+console.log(`built in ${((Date.now() - started) / 1000).toFixed(1)}s: dist/karmada-lite.mjs ${mb(join(dist, 'karmada-lite.mjs'))} MiB, dist/karmada-lite ${mb(exe)} MiB (${Object.keys(assets).length} embedded assets)`);
