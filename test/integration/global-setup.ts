@@ -1,0 +1,40 @@
+// Starts the real etcd + kube-apiservers once per vitest run (integration project) and stops them afterwards.
+//
+// KARMADA_LITE_ENV_REUSE=1 keeps an environment that is already up (`bash scripts/k8s/env.sh start`) and
+// leaves it running at the end, for fast edit-run loops while writing integration tests.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { TestProject } from 'vitest/node';
+import type { K8sEnv } from './env.js';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const scripts = path.join(repoRoot, 'scripts', 'k8s');
+const envDir = process.env.KARMADA_LITE_ENV_DIR ?? '/tmp/karmada-lite-env';
+
+function run(script: string, ...args: string[]): number {
+  // inherited stdio so that a cold build's progress (tens of minutes) is visible instead of looking hung
+  const r = spawnSync('bash', [path.join(scripts, script), ...args], { stdio: 'inherit', cwd: repoRoot });
+  if (r.error) throw r.error;
+  return r.status ?? 1;
+}
+
+export default function setup(project: TestProject): () => void {
+  const reuse = process.env.KARMADA_LITE_ENV_REUSE === '1' && run('env.sh', 'status') === 0;
+  if (!reuse) {
+    if (run('build.sh') !== 0) throw new Error('scripts/k8s/build.sh failed: no etcd/kube-apiserver binaries');
+    if (run('env.sh', 'start') !== 0) {
+      throw new Error(`scripts/k8s/env.sh start failed; logs are in ${envDir}/<name>/apiserver.log and ${envDir}/etcd/etcd.log`);
+    }
+  }
+  const envJson = path.join(envDir, 'env.json');
+  const env = JSON.parse(readFileSync(envJson, 'utf8')) as K8sEnv;
+  project.provide('k8sEnv', env);
+  // for code that cannot use inject(), e.g. a spawned CLI under test
+  process.env.KARMADA_LITE_ENV_JSON = envJson;
+
+  return () => {
+    if (!reuse) run('env.sh', 'stop');
+  };
+}
