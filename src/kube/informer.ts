@@ -1,0 +1,175 @@
+import { ApiError, isApiGone, type RestClient } from './rest.js';
+
+/**
+ * List-then-watch for one resource, client-go style: the watch resumes from the last resourceVersion
+ * seen (bookmarks included); on 410 Gone it lists again and reconciles the cache against the fresh
+ * list, so handlers see each change once, as ADDED/MODIFIED/DELETED relative to what they already saw.
+ */
+export type InformerEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+export type InformerHandler = (type: InformerEventType, obj: any, old?: any) => void;
+
+export interface InformerOptions {
+  /** Collection path, e.g. `/apis/apps/v1/deployments` (all namespaces). */
+  path: string;
+  labelSelector?: string;
+  /** Server-side watch timeout; the watch is re-opened after it. */
+  watchTimeoutSeconds?: number;
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+  onError?: (err: unknown) => void;
+}
+
+const keyOf = (o: any) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name}`;
+
+export class Informer {
+  private readonly cache = new Map<string, any>();
+  private readonly handlers: InformerHandler[] = [];
+  private resourceVersion = '';
+  private abort: AbortController | undefined;
+  private running = false;
+  private synced = false;
+  private syncWaiters: Array<() => void> = [];
+  /** Lists done so far; tests read it to see a 410 recovery. */
+  lists = 0;
+
+  constructor(private readonly client: RestClient, private readonly opts: InformerOptions) {}
+
+  on(handler: InformerHandler): void {
+    this.handlers.push(handler);
+  }
+
+  get hasSynced(): boolean {
+    return this.synced;
+  }
+
+  waitForSync(): Promise<void> {
+    return this.synced ? Promise.resolve() : new Promise((r) => this.syncWaiters.push(r));
+  }
+
+  list(): any[] {
+    return [...this.cache.values()];
+  }
+
+  get(namespace: string | undefined, name: string): any {
+    return this.cache.get(`${namespace ?? ''}/${name}`);
+  }
+
+  get lastResourceVersion(): string {
+    return this.resourceVersion;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    void this.loop();
+  }
+
+  stop(): void {
+    this.running = false;
+    this.abort?.abort();
+  }
+
+  private emit(type: InformerEventType, obj: any, old?: any): void {
+    for (const h of this.handlers) {
+      try {
+        h(type, obj, old);
+      } catch (err) {
+        this.opts.onError?.(err);
+      }
+    }
+  }
+
+  /** Replaces the cache by a full list, emitting only the differences. */
+  async relist(): Promise<void> {
+    const res = await this.client.request<{ items: any[]; metadata: { resourceVersion: string } }>('GET', this.opts.path, { query: { labelSelector: this.opts.labelSelector } });
+    this.lists++;
+    const seen = new Set<string>();
+    for (const item of res.items) {
+      const k = keyOf(item);
+      seen.add(k);
+      const old = this.cache.get(k);
+      this.cache.set(k, item);
+      if (!old) this.emit('ADDED', item);
+      else if (old.metadata?.resourceVersion !== item.metadata?.resourceVersion) this.emit('MODIFIED', item, old);
+    }
+    for (const [k, old] of [...this.cache]) {
+      if (!seen.has(k)) {
+        this.cache.delete(k);
+        this.emit('DELETED', old, old);
+      }
+    }
+    this.resourceVersion = res.metadata.resourceVersion;
+    if (!this.synced) {
+      this.synced = true;
+      for (const w of this.syncWaiters.splice(0)) w();
+    }
+  }
+
+  /** Applies one watch event; returns false when the watch must be restarted from a fresh list. */
+  applyWatchEvent(type: string, obj: any): boolean {
+    if (type === 'ERROR') {
+      if (obj?.code === 410) return false;
+      throw new ApiError(obj?.code ?? 500, obj?.reason ?? '', obj?.message ?? 'watch error');
+    }
+    const rv = obj?.metadata?.resourceVersion;
+    if (type === 'BOOKMARK') {
+      if (rv) this.resourceVersion = rv;
+      return true;
+    }
+    const k = keyOf(obj);
+    const old = this.cache.get(k);
+    if (type === 'DELETED') {
+      this.cache.delete(k);
+      if (old) this.emit('DELETED', obj, old);
+    } else if (type === 'ADDED' || type === 'MODIFIED') {
+      // A replayed event (same resourceVersion as the cache) would be handled twice: skip it.
+      if (old && old.metadata?.resourceVersion === rv) {
+        if (rv) this.resourceVersion = rv;
+        return true;
+      }
+      this.cache.set(k, obj);
+      this.emit(old ? 'MODIFIED' : 'ADDED', obj, old);
+    }
+    if (rv) this.resourceVersion = rv;
+    return true;
+  }
+
+  private async loop(): Promise<void> {
+    const min = this.opts.minBackoffMs ?? 200;
+    const max = this.opts.maxBackoffMs ?? 10_000;
+    let backoff = min;
+    let needList = true;
+    while (this.running) {
+      try {
+        if (needList) {
+          await this.relist();
+          needList = false;
+        }
+        this.abort = new AbortController();
+        let gone = false;
+        await this.client.watch(
+          this.opts.path,
+          { resourceVersion: this.resourceVersion, allowWatchBookmarks: true, timeoutSeconds: this.opts.watchTimeoutSeconds ?? 300, labelSelector: this.opts.labelSelector },
+          (type, obj) => {
+            if (!gone && !this.applyWatchEvent(type, obj)) {
+              gone = true;
+              this.abort?.abort();
+            }
+          },
+          this.abort.signal,
+        );
+        if (gone) needList = true;
+        backoff = min;
+      } catch (err) {
+        if (!this.running) return;
+        if (isApiGone(err)) {
+          needList = true;
+          continue;
+        }
+        this.opts.onError?.(err);
+        await new Promise((r) => setTimeout(r, backoff));
+        backoff = Math.min(max, backoff * 2);
+      }
+    }
+  }
+}

@@ -1,0 +1,171 @@
+import { request as httpsRequest, type RequestOptions } from 'node:https';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import type { KubeConfig } from '@kubernetes/client-node';
+
+/**
+ * A small JSON REST client over the kubeconfig's credentials. The controller talks to the apiserver in
+ * plain JSON (no generated models), so nothing is renamed or dropped on the way, whatever the kind.
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly code: number,
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export const isApiNotFound = (e: unknown) => e instanceof ApiError && e.code === 404;
+export const isApiConflict = (e: unknown) => e instanceof ApiError && e.code === 409;
+export const isApiGone = (e: unknown) => e instanceof ApiError && e.code === 410;
+
+export type Query = Record<string, string | number | boolean | undefined>;
+
+export interface RequestOpts {
+  query?: Query;
+  body?: unknown;
+  contentType?: string;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export interface ApiResource {
+  name: string;
+  kind: string;
+  namespaced: boolean;
+  verbs: string[];
+}
+
+export class RestClient {
+  private readonly server: URL;
+  private readonly discovery = new Map<string, Promise<ApiResource[]>>();
+
+  constructor(private readonly kc: KubeConfig) {
+    const cluster = kc.getCurrentCluster();
+    if (!cluster) throw new Error('the kubeconfig has no current cluster; set current-context');
+    this.server = new URL(cluster.server);
+  }
+
+  private async options(method: string, path: string, opts: RequestOpts): Promise<RequestOptions> {
+    const url = new URL(path, this.server);
+    for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const o: RequestOptions = {
+      method,
+      protocol: url.protocol,
+      hostname: url.hostname,
+      port: url.port,
+      path: url.pathname + url.search,
+      headers: { accept: 'application/json' },
+    };
+    await this.kc.applyToHTTPSOptions(o);
+    return o;
+  }
+
+  private send(o: RequestOptions, body: string | undefined, contentType: string | undefined, signal?: AbortSignal, timeoutMs?: number): Promise<IncomingMessage> {
+    return new Promise((resolve, reject) => {
+      const headers = { ...(o.headers as Record<string, string>) };
+      if (body !== undefined) {
+        headers['content-type'] = contentType ?? 'application/json';
+        headers['content-length'] = String(Buffer.byteLength(body));
+      }
+      const req = (o.protocol === 'http:' ? httpRequest : httpsRequest)({ ...o, headers, signal }, resolve);
+      req.on('error', reject);
+      if (timeoutMs) req.setTimeout(timeoutMs, () => req.destroy(new Error(`request timed out after ${timeoutMs} ms`)));
+      req.end(body);
+    });
+  }
+
+  async request<T = any>(method: string, path: string, opts: RequestOpts = {}): Promise<T> {
+    const o = await this.options(method, path, opts);
+    const body = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+    const res = await this.send(o, body, opts.contentType, opts.signal, opts.timeoutMs ?? 30_000);
+    const chunks: Buffer[] = [];
+    for await (const c of res) chunks.push(c as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    const status = res.statusCode ?? 0;
+    if (status >= 200 && status < 300) return (text ? JSON.parse(text) : undefined) as T;
+    let reason = '';
+    let message = text;
+    try {
+      const s = JSON.parse(text);
+      reason = s.reason ?? '';
+      message = s.message ?? text;
+    } catch {
+      /* not a Status object: keep the raw text */
+    }
+    throw new ApiError(status, reason, `${method} ${path}: ${status} ${reason ? reason + ': ' : ''}${message}`);
+  }
+
+  /**
+   * Streams a watch: one callback per event line. Resolves when the server closes the stream (it does so
+   * after its timeout), rejects on a transport error; aborting the signal ends it quietly.
+   */
+  async watch(path: string, query: Query, onEvent: (type: string, object: any) => void, signal?: AbortSignal): Promise<void> {
+    const o = await this.options('GET', path, { query: { ...query, watch: true } });
+    const res = await this.send(o, undefined, undefined, signal);
+    if ((res.statusCode ?? 0) >= 300) {
+      const chunks: Buffer[] = [];
+      for await (const c of res) chunks.push(c as Buffer);
+      let reason = '';
+      try {
+        reason = JSON.parse(Buffer.concat(chunks).toString('utf8')).reason ?? '';
+      } catch {
+        /* keep empty */
+      }
+      throw new ApiError(res.statusCode ?? 0, reason, `watch ${path}: ${res.statusCode}`);
+    }
+    let buf = '';
+    try {
+      for await (const chunk of res) {
+        buf += (chunk as Buffer).toString('utf8');
+        let nl: number;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, nl).trim();
+          buf = buf.slice(nl + 1);
+          if (!line) continue;
+          const ev = JSON.parse(line) as { type: string; object: any };
+          onEvent(ev.type, ev.object);
+        }
+      }
+    } catch (err) {
+      if (signal?.aborted) return;
+      throw err;
+    }
+  }
+
+  /** The resources of one group/version, from discovery (cached per client). */
+  resources(apiVersion: string): Promise<ApiResource[]> {
+    let p = this.discovery.get(apiVersion);
+    if (!p) {
+      const path = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+      p = this.request<{ resources: ApiResource[] }>('GET', path).then((r) => r.resources.filter((x) => !x.name.includes('/')));
+      p.catch(() => this.discovery.delete(apiVersion));
+      this.discovery.set(apiVersion, p);
+    }
+    return p;
+  }
+
+  /** Forgets discovery, e.g. after CRDs were installed. */
+  resetDiscovery(): void {
+    this.discovery.clear();
+  }
+
+  async resourceFor(apiVersion: string, kind: string): Promise<ApiResource> {
+    const r = (await this.resources(apiVersion)).find((x) => x.kind === kind);
+    if (!r) throw new ApiError(404, 'NotFound', `the server does not serve ${kind} in ${apiVersion}; is the CRD installed?`);
+    return r;
+  }
+
+  /** `/apis/apps/v1/namespaces/default/deployments[/name]` and friends. */
+  async pathFor(apiVersion: string, kind: string, namespace?: string, name?: string, subresource?: string): Promise<string> {
+    const r = await this.resourceFor(apiVersion, kind);
+    let p = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+    if (r.namespaced && namespace) p += `/namespaces/${encodeURIComponent(namespace)}`;
+    p += `/${r.name}`;
+    if (name) p += `/${encodeURIComponent(name)}`;
+    if (subresource) p += `/${subresource}`;
+    return p;
+  }
+}
