@@ -1,0 +1,288 @@
+/**
+ * Every Karmada constant karmada-lite speaks: labels, annotations, finalizers, conditions, reasons,
+ * messages, event reasons, controller names, namespaces, and the name functions built from them.
+ * Values are Karmada's, verbatim: users, dashboards and other tools match on them. Each has exactly
+ * one home, here; modules import them instead of spelling the strings again.
+ */
+
+// ---------------------------------------------------------------------------------------------
+// Labels
+
+export const PropagationPolicyPermanentIDLabel = 'propagationpolicy.karmada.io/permanent-id';
+export const ClusterPropagationPolicyPermanentIDLabel = 'clusterpropagationpolicy.karmada.io/permanent-id';
+export const ResourceBindingPermanentIDLabel = 'resourcebinding.karmada.io/permanent-id';
+export const ClusterResourceBindingPermanentIDLabel = 'clusterresourcebinding.karmada.io/permanent-id';
+export const WorkPermanentIDLabel = 'work.karmada.io/permanent-id';
+export const ManagedLabel = 'karmada.io/managed';
+export const ManagedLabelValue = 'true';
+export const BindingManagedByLabel = 'binding.karmada.io/managed-by';
+export const ResourceTemplateClaimedByLabel = 'resourcetemplate.karmada.io/claimed-by';
+export const RetainReplicasLabel = 'resourcetemplate.karmada.io/retain-replicas';
+export const RetainReplicasValue = 'true';
+export const DeletionProtectionLabel = 'resourcetemplate.karmada.io/deletion-protected';
+export const DeletionProtectionAlways = 'Always';
+export const SkipAutoPropagationLabel = 'namespace.karmada.io/skip-auto-propagation';
+export const KarmadaSystemLabel = 'karmada.io/system';
+/**
+ * Prefix of the label an attached (dependency) binding carries for each binding that requires it;
+ * the suffix is a short hash of the requiring binding, the value its permanent id.
+ */
+export const DependedByLabelKeyPrefix = 'resourcebinding.karmada.io/depended-by-';
+
+// ---------------------------------------------------------------------------------------------
+// Annotations
+
+export const PropagationPolicyNamespaceAnnotation = 'propagationpolicy.karmada.io/namespace';
+export const PropagationPolicyNameAnnotation = 'propagationpolicy.karmada.io/name';
+export const ClusterPropagationPolicyAnnotation = 'clusterpropagationpolicy.karmada.io/name';
+export const ResourceBindingNamespaceAnnotation = 'resourcebinding.karmada.io/namespace';
+export const ResourceBindingNameAnnotation = 'resourcebinding.karmada.io/name';
+export const ClusterResourceBindingAnnotation = 'clusterresourcebinding.karmada.io/name';
+export const WorkNameAnnotation = 'work.karmada.io/name';
+export const WorkNamespaceAnnotation = 'work.karmada.io/namespace';
+export const ConflictResolutionAnnotation = 'work.karmada.io/conflict-resolution';
+export const ConflictResolutionOverwrite = 'overwrite';
+export const ConflictResolutionAbort = 'abort';
+export const ResourceTemplateUIDAnnotation = 'resourcetemplate.karmada.io/uid';
+export const ResourceTemplateGenerationAnnotation = 'resourcetemplate.karmada.io/generation';
+export const ManagedLabelsAnnotation = 'resourcetemplate.karmada.io/managed-labels';
+export const ManagedAnnotationsAnnotation = 'resourcetemplate.karmada.io/managed-annotations';
+export const AppliedPlacementAnnotation = 'policy.karmada.io/applied-placement';
+export const AppliedOverridesAnnotation = 'policy.karmada.io/applied-overrides';
+export const AppliedClusterOverridesAnnotation = 'policy.karmada.io/applied-cluster-overrides';
+export const BindingDependenciesAnnotation = 'resourcebinding.karmada.io/dependencies';
+/**
+ * karmada-lite (spec README point 2): application failover's clocks per cluster, as JSON
+ * `{"<cluster>": {"statusSince": RFC3339, "unhealthySince": RFC3339}}`: when status was first
+ * collected there (preConditions.delaySeconds) and when the workload was first seen Unhealthy there
+ * (tolerationSeconds). Kept on the binding so the clocks survive a controller restart; Karmada keeps
+ * the unhealthy clock in memory only.
+ */
+export const FailoverClocksAnnotation = 'failover.karmada-lite.io/clocks';
+
+/** Labels the execution controller strips from a preserved member object (Karmada's ManagedResourceLabels). */
+export const ManagedResourceLabels: readonly string[] = [ResourceBindingPermanentIDLabel, WorkPermanentIDLabel, ManagedLabel];
+/** Annotations stripped from a preserved member object (Karmada's ManagedResourceAnnotations). */
+export const ManagedResourceAnnotations: readonly string[] = [
+  ManagedAnnotationsAnnotation,
+  ManagedLabelsAnnotation,
+  ResourceBindingNamespaceAnnotation,
+  ResourceBindingNameAnnotation,
+  ResourceTemplateUIDAnnotation,
+  ResourceTemplateGenerationAnnotation,
+  WorkNameAnnotation,
+  WorkNamespaceAnnotation,
+];
+
+// ---------------------------------------------------------------------------------------------
+// Finalizers
+
+export const PropagationPolicyControllerFinalizer = 'karmada.io/propagation-policy-controller';
+export const ClusterPropagationPolicyControllerFinalizer = 'karmada.io/cluster-propagation-policy-controller';
+export const BindingControllerFinalizer = 'karmada.io/binding-controller';
+export const ClusterResourceBindingControllerFinalizer = 'karmada.io/cluster-resource-binding-controller';
+export const ExecutionControllerFinalizer = 'karmada.io/execution-controller';
+export const ClusterControllerFinalizer = 'karmada.io/cluster-controller';
+export const BindingDependenciesDistributorFinalizer = 'karmada.io/binding-dependencies-distributor';
+
+// ---------------------------------------------------------------------------------------------
+// Conditions, reasons and messages
+
+export const ConditionTrue = 'True';
+export const ConditionFalse = 'False';
+export const ConditionUnknown = 'Unknown';
+
+export const WorkApplied = 'Applied';
+export const WorkProgressing = 'Progressing';
+export const WorkAvailable = 'Available';
+export const WorkDegraded = 'Degraded';
+export const WorkDispatching = 'Dispatching';
+
+export const WorkAppliedSuccessfulReason = 'AppliedSuccessful';
+export const WorkAppliedSuccessfulMessage = 'Manifest has been successfully applied';
+export const WorkAppliedFailedReason = 'AppliedFailed';
+export const workAppliedFailedMessage = (ok: number, total: number, errors: string): string => `Failed to apply all manifests (${ok}/${total}): ${errors}`;
+export const WorkDispatchingReason = 'Dispatching';
+export const WorkDispatchingMessage = 'Work is being dispatched to member clusters.';
+export const WorkSuspendDispatchingReason = 'SuspendDispatching';
+export const WorkSuspendDispatchingMessage = 'Work dispatching is in a suspended state.';
+
+export const ClusterConditionReady = 'Ready';
+
+export const BindingScheduled = 'Scheduled';
+export const BindingReasonSuccess = 'Success';
+export const BindingReasonSchedulerError = 'SchedulerError';
+export const BindingReasonNoClusterFit = 'NoClusterFit';
+export const BindingReasonUnschedulable = 'Unschedulable';
+export const BindingReasonQuotaExceeded = 'QuotaExceeded';
+export const BindingScheduledSuccessMessage = 'Binding has been scheduled successfully.';
+
+export const BindingFullyApplied = 'FullyApplied';
+export const FullyAppliedSuccessReason = 'FullyAppliedSuccess';
+export const FullyAppliedSuccessMessage = 'All works have been successfully applied';
+export const FullyAppliedFailedReason = 'FullyAppliedFailed';
+export const FullyAppliedFailedMessage = 'Failed to apply all works, see status.aggregatedStatus for details';
+
+export type Health = 'Healthy' | 'Unhealthy' | 'Unknown';
+export const ResourceHealthy: Health = 'Healthy';
+export const ResourceUnhealthy: Health = 'Unhealthy';
+export const ResourceUnknown: Health = 'Unknown';
+
+// ---------------------------------------------------------------------------------------------
+// Eviction
+
+export const EvictionReasonApplicationFailure = 'ApplicationFailure';
+export const EvictionReasonTaintUntolerated = 'TaintUntolerated';
+export const EvictionProducerTaintManager = 'TaintManager';
+export const PurgeModeDirectly = 'Directly';
+export const PurgeModeGracefully = 'Gracefully';
+export const PurgeModeNever = 'Never';
+
+// ---------------------------------------------------------------------------------------------
+// Event reasons
+
+export const EventReasonApplyPolicySucceed = 'ApplyPolicySucceed';
+export const EventReasonApplyPolicyFailed = 'ApplyPolicyFailed';
+export const EventReasonPreemptPolicySucceed = 'PreemptPolicySucceed';
+export const EventReasonPreemptPolicyFailed = 'PreemptPolicyFailed';
+export const EventReasonGetReplicasSucceed = 'GetReplicasSucceed';
+export const EventReasonGetReplicasFailed = 'GetReplicasFailed';
+export const EventReasonGetComponentsSucceed = 'GetComponentsSucceed';
+export const EventReasonGetComponentsFailed = 'GetComponentsFailed';
+export const EventReasonApplyOverridePolicySucceed = 'ApplyOverridePolicySucceed';
+export const EventReasonApplyOverridePolicyFailed = 'ApplyOverridePolicyFailed';
+export const EventReasonSyncWorkSucceed = 'SyncWorkSucceed';
+export const EventReasonSyncWorkFailed = 'SyncWorkFailed';
+export const EventReasonCleanupWorkFailed = 'CleanupWorkFailed';
+export const EventReasonSyncSucceed = 'SyncSucceed';
+export const EventReasonSyncFailed = 'SyncFailed';
+export const EventReasonWorkDispatching = 'WorkDispatching';
+export const EventReasonReflectStatusSucceed = 'ReflectStatusSucceed';
+export const EventReasonReflectStatusFailed = 'ReflectStatusFailed';
+export const EventReasonInterpretHealthSucceed = 'InterpretHealthSucceed';
+export const EventReasonInterpretHealthFailed = 'InterpretHealthFailed';
+export const EventReasonAggregateStatusSucceed = 'AggregateStatusSucceed';
+export const EventReasonAggregateStatusFailed = 'AggregateStatusFailed';
+export const EventReasonEvictWorkloadFromClusterSucceed = 'EvictWorkloadFromClusterSucceed';
+export const EventReasonEvictWorkloadFromClusterFailed = 'EvictWorkloadFromClusterFailed';
+export const EventReasonScheduleBindingSucceed = 'ScheduleBindingSucceed';
+export const EventReasonScheduleBindingFailed = 'ScheduleBindingFailed';
+/** karmada-lite (spec README point 8): a preserved object was already gone when its Work was deleted. */
+export const EventReasonPreserveSkippedMissing = 'PreserveResourceSkipped';
+/** karmada-lite (spec README point 1): failover of a cluster waits because dispatching to it is suspended. */
+export const EventReasonFailoverPausedBySuspension = 'FailoverPausedBySuspension';
+
+// ---------------------------------------------------------------------------------------------
+// Controller names (event sources, eviction producers)
+
+export const BindingControllerName = 'binding-controller';
+export const ClusterResourceBindingControllerName = 'cluster-resource-binding-controller';
+export const ExecutionControllerName = 'execution-controller';
+export const WorkStatusControllerName = 'work-status-controller';
+export const ResourceBindingStatusControllerName = 'resource-binding-status-controller';
+export const ClusterResourceBindingStatusControllerName = 'cluster-resource-binding-status-controller';
+export const RBApplicationFailoverControllerName = 'resource-binding-application-failover-controller';
+export const CRBApplicationFailoverControllerName = 'cluster-resource-binding-application-failover-controller';
+export const RBGracefulEvictionControllerName = 'resource-binding-graceful-eviction-controller';
+export const CRBGracefulEvictionControllerName = 'cluster-resource-binding-graceful-eviction-controller';
+export const ResourceDetectorName = 'resource-detector';
+export const SchedulerName = 'default-scheduler';
+export const DependenciesDistributorName = 'dependencies-distributor';
+
+// ---------------------------------------------------------------------------------------------
+// Defaults
+
+export const DefaultSchedulerName = 'default-scheduler';
+export const DefaultTolerationSeconds = 300;
+export const DefaultGracePeriodSeconds = 600;
+export const DefaultBlockPredecessorSeconds = 600;
+/** `--graceful-eviction-timeout` default. */
+export const DefaultGracefulEvictionTimeoutSeconds = 600;
+/** How often a binding waiting for a `Directly` eviction's Work to disappear is looked at again. */
+export const DirectlyPurgeRequeueSeconds = 5;
+
+// ---------------------------------------------------------------------------------------------
+// Namespaces
+
+export const ExecutionSpacePrefix = 'karmada-es-';
+export const KarmadaSystemNamespace = 'karmada-system';
+export const KarmadaClusterNamespace = 'karmada-cluster';
+/** `--skipped-propagating-namespaces` default, anchored. */
+export const DefaultSkippedPropagatingNamespaces: readonly RegExp[] = [/^kube-.*$/];
+
+// ---------------------------------------------------------------------------------------------
+// API groups and kinds of the objects the core reads and writes
+
+export const PolicyGroupVersion = 'policy.karmada.io/v1alpha1';
+export const WorkGroupVersion = 'work.karmada.io/v1alpha1';
+export const BindingGroupVersion = 'work.karmada.io/v1alpha2';
+export const ClusterGroupVersion = 'cluster.karmada.io/v1alpha1';
+export const ConfigGroupVersion = 'config.karmada.io/v1alpha1';
+
+// ---------------------------------------------------------------------------------------------
+// Name functions
+
+/** `<name>-<kind>`, lowercased, with `:` in the name turned into `.` (ClusterRole `system::tom` -> `system..tom-clusterrole`). */
+export function generateBindingName(kind: string, name: string): string {
+  return `${name.replace(/:/g, '.')}-${kind}`.toLowerCase();
+}
+
+/** `karmada-es-<cluster>`: the control-plane namespace holding the Works of one member cluster. */
+export function generateExecutionSpaceName(clusterName: string): string {
+  return ExecutionSpacePrefix + clusterName;
+}
+
+/** The cluster of an execution namespace; throws for any other namespace, since the caller misrouted a Work. */
+export function getClusterName(executionSpaceName: string): string {
+  if (!executionSpaceName.startsWith(ExecutionSpacePrefix)) {
+    throw new Error(`the namespace ${executionSpaceName} does not start with ${ExecutionSpacePrefix}: Works live in karmada-es-<cluster> namespaces`);
+  }
+  return executionSpaceName.slice(ExecutionSpacePrefix.length);
+}
+
+/** FNV-1a, 32 bit, over the UTF-8 bytes. */
+export function fnv32a(text: string): number {
+  let h = 0x811c9dc5;
+  let ascii = true;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c > 0x7f) {
+      ascii = false;
+      break;
+    }
+    h = Math.imul(h ^ c, 0x01000193) >>> 0;
+  }
+  if (ascii) return h >>> 0;
+  h = 0x811c9dc5;
+  const bytes = new TextEncoder().encode(text);
+  for (let i = 0; i < bytes.length; i++) {
+    h ^= bytes[i]!;
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+
+/** Karmada's "safe" alphabet: no vowels, no 0/1/3, so generated names never spell words. */
+const SAFE_ALPHANUMS = 'bcdfghjklmnpqrstvwxz2456789';
+
+/** Maps each character through the safe alphabet by its code point, as Karmada's SafeEncodeString does. */
+export function safeEncodeString(s: string): string {
+  let out = '';
+  for (let i = 0; i < s.length; i++) out += SAFE_ALPHANUMS[s.charCodeAt(i) % SAFE_ALPHANUMS.length];
+  return out;
+}
+
+/**
+ * The Work name for a template: `<name>-<hash>`, the hash being FNV-1a of `<ns>-<name>-<kind>` (or
+ * `<name>-<kind>` for cluster-scoped templates), lowercased. Deployment default/nginx -> `nginx-687f7fb96f`.
+ */
+export function generateWorkName(kind: string, name: string, namespace?: string): string {
+  const n = name.replace(/:/g, '.').toLowerCase();
+  const key = (namespace ? `${namespace}-${n}-${kind}` : `${n}-${kind}`).toLowerCase();
+  return `${n}-${safeEncodeString(String(fnv32a(key)))}`;
+}
+
+/** The label key an attached binding carries for one binding that depends on it. */
+export function dependedByLabelKey(bindingNamespace: string | undefined, bindingName: string): string {
+  return DependedByLabelKeyPrefix + safeEncodeString(String(fnv32a(`${bindingNamespace ?? ''}/${bindingName}`))).slice(0, 10);
+}
