@@ -1,5 +1,10 @@
 import { describeObject, type SourceDocument } from '../io/documents.js';
 import { resolveKind, validateSchema, validateTemplate, type FieldError } from './schema.js';
+import type { KindInfo } from '../api/generated/kinds.js';
+import { applySchemaDefaults, MutationError } from './defaulting.js';
+import { isObj, strOf, type Obj } from './json.js';
+import { isAdmissionKind, mutate, validate, type FeatureGates, type LuaCompile } from './rules.js';
+import { findRicConflict } from './ric.js';
 
 export type LintStatus = 'valid' | 'invalid' | 'unknown';
 
@@ -13,13 +18,25 @@ export interface LintResult {
   name?: string;
   status: LintStatus;
   errors: FieldError[];
+  /** Accepted but worth changing (a deprecated spelling that defaulting rewrote). */
+  warnings: string[];
 }
 
-/** Lints documents offline: schema validation for karmada-lite kinds, the basics for resource templates. */
-export function lintDocuments(docs: SourceDocument[]): LintResult[] {
+export interface LintOptions {
+  compileLua?: LuaCompile;
+  gates?: FeatureGates;
+}
+
+/**
+ * Lints documents offline as the API server would admit them on create: CRD schema defaults, the mutating
+ * webhook, the schema, then the validating webhook's semantic rules. Resource templates only get the
+ * basics. RICs are checked for conflicts with the RICs before them in the input, as if created in order.
+ */
+export function lintDocuments(docs: SourceDocument[], opts: LintOptions = {}): LintResult[] {
+  const earlierRics: Obj[] = [];
   return docs.map((doc) => {
     const obj = doc.object;
-    const meta = (obj.metadata ?? {}) as { name?: string; namespace?: string };
+    const meta = (isObj(obj.metadata) ? obj.metadata : {}) as { name?: string; namespace?: string };
     const base = {
       file: doc.file,
       index: doc.index,
@@ -27,18 +44,55 @@ export function lintDocuments(docs: SourceDocument[]): LintResult[] {
       kind: typeof obj.kind === 'string' ? obj.kind : undefined,
       namespace: typeof meta.namespace === 'string' ? meta.namespace : undefined,
       name: typeof meta.name === 'string' ? meta.name : undefined,
+      warnings: [] as string[],
     };
     const resolved = resolveKind(obj);
     if (resolved.type === 'unknown') return { ...base, status: 'unknown', errors: [{ path: '', message: resolved.reason }] };
-    const errors = resolved.type === 'karmada' ? validateSchema(resolved.info, obj) : validateTemplate(obj);
-    return { ...base, status: errors.length ? 'invalid' : 'valid', errors };
+    if (resolved.type === 'template') {
+      const errors = validateTemplate(obj);
+      return { ...base, status: errors.length ? 'invalid' : 'valid', errors };
+    }
+    const { errors, warnings } = lintKarmadaObject(resolved.info, obj, earlierRics, opts);
+    return { ...base, warnings, status: errors.length ? 'invalid' : 'valid', errors };
   });
+}
+
+function lintKarmadaObject(info: KindInfo, original: Obj, earlierRics: Obj[], opts: LintOptions): { errors: FieldError[]; warnings: string[] } {
+  const kind = info.kind;
+  let object = applySchemaDefaults(info.schema, original) as Obj;
+  let warnings: string[] = [];
+  // A file names no namespace when it is meant for `kubectl apply -n`: the namespace rules then have nothing to compare.
+  const namespace = info.namespaced ? strOf(isObj(original.metadata) ? original.metadata.namespace : undefined) : '';
+  if (isAdmissionKind(kind) && isObj(original.metadata)) {
+    try {
+      ({ object, warnings } = mutate(kind, { operation: 'CREATE', namespace, object }));
+    } catch (e) {
+      if (e instanceof MutationError) return { errors: [{ path: '', message: e.message }], warnings };
+      throw e;
+    }
+  }
+  const schemaErrors = validateSchema(info, object);
+  // The API server stops at schema errors; the validating webhook only ever sees schema-valid objects.
+  if (schemaErrors.length || !isAdmissionKind(kind)) return { errors: schemaErrors, warnings };
+  const errors = validate(kind, { operation: 'CREATE', namespace, object }, { gates: opts.gates, compileLua: opts.compileLua, existingRics: [] });
+  if (kind === 'ResourceInterpreterCustomization') {
+    const conflict = findRicConflict(object, earlierRics);
+    if (conflict) errors.unshift(conflict);
+    earlierRics.push(object);
+  }
+  return { errors, warnings };
 }
 
 /** `policy.yaml[2] PropagationPolicy default/nginx: spec.x: message`, one line per error. */
 export function formatLintResult(r: LintResult, obj: Record<string, unknown>): string[] {
   const where = `${r.file}[${r.index}] ${describeObject(obj)}`;
   return r.errors.map((e) => (e.path ? `${where}: ${e.path}: ${e.message}` : `${where}: ${e.message}`));
+}
+
+/** `policy.yaml[2] PropagationPolicy default/nginx: warning: ...`, one line per warning. */
+export function formatLintWarnings(r: LintResult, obj: Record<string, unknown>): string[] {
+  const where = `${r.file}[${r.index}] ${describeObject(obj)}`;
+  return (r.warnings ?? []).map((w) => `${where}: warning: ${w}`);
 }
 
 /** 0 valid, 1 invalid, 2 unreadable (unknown kinds count as unreadable input). */

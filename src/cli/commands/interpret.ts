@@ -1,0 +1,195 @@
+import { existsSync, statSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { stringify } from 'yaml';
+import { InputError, readDocuments } from '../../io/documents.js';
+import { compileCheck } from '../../interpreter/check.js';
+import { executeRule } from '../../interpreter/harness.js';
+import { createInterpreter } from '../../interpreter/interpreter.js';
+import { isRIC, ricName, targetOf } from '../../interpreter/ric.js';
+import { runTestTree } from '../../interpreter/test-tree.js';
+import { gvkString, OPERATIONS, parseOperation, unsupportedOperationMessage, type AggregatedStatusItem, type KubeObject, type RIC } from '../../interpreter/types.js';
+
+const HELP = `
+Run and test the Lua scripts of ResourceInterpreterCustomizations (RICs) exactly as Karmada would.
+
+Check that every script compiles (Lua 5.1, as Karmada's webhook checks it):
+  karmada-lite interpret --check -f my-ric.yaml
+
+Run one rule on an object and print its results as YAML:
+  karmada-lite interpret -f my-ric.yaml --operation InterpretHealth --observed-file observed.yaml
+  karmada-lite interpret -f my-ric.yaml --operation ReviseReplica --desired-file d.yaml --desired-replica 3
+  karmada-lite interpret -f my-ric.yaml --operation AggregateStatus --desired-file d.yaml --status-file items.yaml
+  karmada-lite interpret -f my-ric.yaml --operation Retain --desired-file d.yaml --observed-file o.yaml
+
+Run a test tree in Karmada's layout (<group>/<version>/<Kind>/customizations.yaml + testdata/*.yaml):
+  karmada-lite interpret test my-customizations/
+  karmada-lite interpret test conformance/interpreters      (dirs without customizations.yaml test the built-ins)
+
+Operations: ${OPERATIONS.join(', ')} (case-insensitive).
+Retain needs --desired-file and --observed-file; every other operation needs exactly one of them.
+Unlike karmadactl, a failing rule prints "Execute <Rule> error: ..." to stderr and exits 1.
+Exit codes: 0 ok, 1 a script failed / a check or test failed, 2 usage error or unreadable input.`;
+
+interface InterpretOptions {
+  filename?: string[];
+  recursive?: boolean;
+  check?: boolean;
+  operation?: string;
+  desiredFile?: string;
+  observedFile?: string;
+  statusFile?: string;
+  desiredReplica?: string;
+  budgetMs?: string;
+}
+
+function out(s: string): void {
+  process.stdout.write(s);
+}
+
+function err(s: string): void {
+  process.stderr.write(s);
+}
+
+function toYaml(v: unknown): string {
+  const sortKeys = (x: unknown): unknown => {
+    if (Array.isArray(x)) return x.map(sortKeys);
+    if (x !== null && typeof x === 'object') {
+      const o: Record<string, unknown> = {};
+      for (const k of Object.keys(x).sort()) o[k] = sortKeys((x as Record<string, unknown>)[k]);
+      return o;
+    }
+    return x;
+  };
+  return stringify(sortKeys(JSON.parse(JSON.stringify(v ?? null))), { indent: 2, indentSeq: false, lineWidth: 0 });
+}
+
+function parseBudget(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) throw new InputError(`--budget-ms must be a positive integer (milliseconds), got "${v}"`);
+  return n;
+}
+
+function runCheck(files: string[]): number {
+  const docs = readDocuments(files);
+  let failed = false;
+  for (const doc of docs) {
+    const o = doc.object as RIC & { apiVersion?: unknown; kind?: unknown };
+    const raw = doc.object as Record<string, unknown>;
+    const name = typeof o.metadata?.name === 'string' && o.metadata.name ? o.metadata.name : `${doc.file}[${doc.index}]`;
+    out('-----------------------------------\n');
+    out(`SOURCE: ${name}\n`);
+    if (!isRIC(o)) {
+      out(`not a ResourceInterpreterCustomization, got ${gvkString({ apiVersion: String(raw.apiVersion ?? ''), kind: String(raw.kind ?? '') })}\n`);
+      failed = true;
+      continue;
+    }
+    const t = targetOf(o);
+    if (!t.kind) {
+      out('target.kind no set\n');
+      failed = true;
+      continue;
+    }
+    if (!t.apiVersion) {
+      out('target.apiVersion no set\n');
+      failed = true;
+      continue;
+    }
+    out(`TARGET: ${t.apiVersion} ${t.kind}\n`);
+    out('RULERS:\n');
+    const results = compileCheck(o);
+    const width = Math.max(6, ...results.map((r) => `    ${r.rule}:`.length)) + 3;
+    for (const r of results) {
+      const label = `    ${r.rule}:`.padEnd(width);
+      if (r.status === 'ERROR') {
+        failed = true;
+        out(`${label}ERROR: ${r.error.trim()}\n`);
+      } else out(`${label}${r.status}\n`);
+    }
+  }
+  return failed ? 1 : 0;
+}
+
+function singleObject(file: string | undefined, what: string): KubeObject | null {
+  if (file === undefined) return null;
+  const docs = readDocuments([file]);
+  if (docs.length > 1) throw new InputError(`${file}: --${what} must hold one object, found ${docs.length}`);
+  return docs.length === 1 ? (docs[0]!.object as KubeObject) : null;
+}
+
+function runExecute(opts: InterpretOptions): number {
+  if (!opts.operation) throw new InputError('operation is not set for executing (use --operation, e.g. --operation InterpretHealth)');
+  const op = parseOperation(opts.operation);
+  if (!op) throw new InputError(unsupportedOperationMessage(opts.operation));
+  const rics = readDocuments(opts.filename ?? [])
+    .map((d) => d.object)
+    .filter(isRIC) as RIC[];
+  const desired = singleObject(opts.desiredFile, 'desired-file');
+  const observed = singleObject(opts.observedFile, 'observed-file');
+  const statusItems = opts.statusFile === undefined ? null : (readDocuments([opts.statusFile]).map((d) => d.object) as AggregatedStatusItem[]);
+  let replicas = 0;
+  if (opts.desiredReplica !== undefined) {
+    replicas = Number(opts.desiredReplica);
+    if (!Number.isInteger(replicas) || replicas < -2147483648 || replicas > 2147483647) {
+      throw new InputError(`--desired-replica must be an int32, got "${opts.desiredReplica}"`);
+    }
+  }
+  const interp = createInterpreter({ customizations: rics, builtin: false, native: false, budgetMs: parseBudget(opts.budgetMs) });
+  let results: [string, unknown][];
+  try {
+    results = executeRule(interp, op, { desired, observed, statusItems, replicas });
+  } catch (e) {
+    err(`Execute ${op} error: ${(e as Error).message.trimEnd()}\n`);
+    return 1;
+  }
+  results.forEach(([name, value], i) => {
+    out('---\n');
+    out(`# [${i + 1}/${results.length}] ${name}:\n`);
+    out(toYaml(value));
+  });
+  return 0;
+}
+
+export function registerInterpret(program: Command): void {
+  const cmd = program
+    .command('interpret')
+    .description('run, check and test ResourceInterpreterCustomization Lua scripts')
+    .addHelpText('after', HELP)
+    .option('-f, --filename <path...>', 'RIC files or directories (YAML or JSON; "-" reads stdin)')
+    .option('-R, --recursive', 'accepted for karmadactl compatibility; directories are always read recursively')
+    .option('--check', 'compile every rule of every RIC and report PASS / UNSET / ERROR per rule')
+    .option('--operation <op>', `rule to run: ${OPERATIONS.join(', ')}`)
+    .option('--desired-file <path>', 'the desired object (the resource template)')
+    .option('--observed-file <path>', 'the observed object (as a member cluster returns it)')
+    .option('--status-file <path>', 'AggregatedStatusItem documents for AggregateStatus')
+    .option('--desired-replica <n>', 'replica count for ReviseReplica', undefined)
+    .addOption(new Option('--budget-ms <ms>', 'per-call time budget in milliseconds').default(undefined, '1000'))
+    .action((opts: InterpretOptions) => {
+      if (!opts.filename || opts.filename.length === 0) throw new InputError('no customization given: use -f FILE|DIR (see --help)');
+      process.exitCode = opts.check ? runCheck(opts.filename) : runExecute(opts);
+    });
+
+  cmd
+    .command('test')
+    .description('run a customization test tree (Karmada layout) and compare results')
+    .argument('<dir>', 'root of <group>/<version>/<Kind>/{customizations.yaml,testdata/*.yaml}')
+    .option('-q, --quiet', 'print failures and the summary only')
+    .addOption(new Option('--budget-ms <ms>', 'per-call time budget in milliseconds').default(undefined, '1000'))
+    .addHelpText(
+      'after',
+      `
+Each testdata file holds YAML documents, one case each, with: name, description, operation, desiredObj,
+observedObj, statusItems, inputReplicas, output (expected results by name: retained, replica, requires,
+components, revised, status, aggregatedStatus, healthy, dependencies). A value "{{EXCLUDE}}" in output skips
+that field. Extension: "error: <message>" expects the operation to fail with exactly that message.
+A <group>/<version>/<Kind> directory without customizations.yaml tests the built-in interpreter for that kind.
+The run ends with "N passed, M failed" and exits 1 if anything failed.`,
+    )
+    .action((dir: string, opts: { quiet?: boolean; budgetMs?: string }) => {
+      if (!existsSync(dir)) throw new InputError(`${dir}: no such file or directory`);
+      if (!statSync(dir).isDirectory()) throw new InputError(`${dir}: not a directory (give the root of a <group>/<version>/<Kind> tree)`);
+      const r = runTestTree(dir, { log: (l) => out(`${l}\n`), verbose: !opts.quiet, budgetMs: parseBudget(opts.budgetMs) });
+      process.exitCode = r.failed > 0 ? 1 : 0;
+    });
+  cmd.exitOverride();
+}

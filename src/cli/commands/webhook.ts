@@ -1,0 +1,98 @@
+import type { Command } from 'commander';
+import { createLogger, isLevel } from '../../runtime/log.js';
+import { parseFeatureGates } from '../../validation/binding.js';
+import { luaCompile } from '../../validation/lua-compile.js';
+import { WebhookServer } from '../../webhook/server.js';
+import { ROUTES, type ReviewContext } from '../../webhook/review.js';
+
+interface WebhookOptions {
+  certFile: string;
+  keyFile: string;
+  port: string;
+  bindAddress: string;
+  kubeconfig?: string;
+  existingRics?: string[];
+  featureGates?: string;
+  schema: string;
+  logLevel: string;
+  tlsMinVersion: string;
+  certReloadInterval: string;
+}
+
+export function registerWebhook(program: Command): void {
+  program
+    .command('webhook')
+    .description('Serve the validating and mutating admission webhooks (AdmissionReview over HTTPS) for every karmada-lite kind.')
+    .requiredOption('--cert-file <path>', 'PEM certificate the server presents (reloaded when the file changes)')
+    .requiredOption('--key-file <path>', 'PEM private key of the certificate (reloaded when the file changes)')
+    .option('--port <port>', 'port to listen on', '8443')
+    .option('--bind-address <address>', 'address to listen on', '0.0.0.0')
+    .option('--kubeconfig <path>', 'cluster to read existing ResourceInterpreterCustomizations from, for the conflict check')
+    .option('--existing-rics <path...>', 'offline: files or directories with the existing ResourceInterpreterCustomizations')
+    .option('--feature-gates <gates>', 'Karmada alpha rules to turn on, e.g. MultiplePodTemplatesScheduling=true')
+    .option('--schema <mode>', 'decode: refuse only values of the wrong type, as Karmada (the CRD schema does the rest); full: also check the whole schema', 'decode')
+    .option('--log-level <level>', 'debug, info, warn or error', 'info')
+    .option('--tls-min-version <version>', 'TLSv1.2 or TLSv1.3', 'TLSv1.3')
+    .option('--cert-reload-interval <ms>', 'how often to check the certificate files for changes, in milliseconds', '1000')
+    .addHelpText(
+      'after',
+      `
+Paths (Karmada's, so existing webhook configurations work unchanged):
+${ROUTES.map((r) => `  ${r.path.padEnd(44)} ${r.kind} ${r.operations.join(', ')}`).join('\n')}
+  /healthz, /readyz                            plain-text health checks
+
+Every request is logged as one JSON line on standard error with its uid, kind, name and verdict.
+Webhook configurations to register it: deploy/webhook/ (failurePolicy Fail).
+
+Examples:
+  karmada-lite webhook --cert-file tls.crt --key-file tls.key
+  karmada-lite webhook --cert-file tls.crt --key-file tls.key --kubeconfig ~/.kube/karmada.config --port 9443`,
+    )
+    .action(async (opts: WebhookOptions) => {
+      let server: WebhookServer;
+      try {
+        server = new WebhookServer(await toServerOptions(opts));
+        await server.start();
+      } catch (e) {
+        process.stderr.write(`error: ${(e as Error).message}\n`);
+        process.exitCode = 2;
+        return;
+      }
+      await new Promise<void>((resolve) => {
+        const shutdown = (signal: string) => {
+          server.log.info('shutting down', { signal });
+          void server.stop().then(resolve);
+        };
+        process.once('SIGTERM', () => shutdown('SIGTERM'));
+        process.once('SIGINT', () => shutdown('SIGINT'));
+      });
+      process.exitCode = 0;
+    });
+}
+
+// client-node is loaded only when a cluster is named: it costs every other CLI command startup time.
+async function toServerOptions(opts: WebhookOptions) {
+  const port = Number(opts.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number, got ${opts.port}`);
+  if (!isLevel(opts.logLevel)) throw new Error(`--log-level must be debug, info, warn or error, got ${opts.logLevel}`);
+  if (opts.schema !== 'decode' && opts.schema !== 'full') throw new Error(`--schema must be decode or full, got ${opts.schema}`);
+  if (opts.tlsMinVersion !== 'TLSv1.2' && opts.tlsMinVersion !== 'TLSv1.3') throw new Error(`--tls-min-version must be TLSv1.2 or TLSv1.3, got ${opts.tlsMinVersion}`);
+  const interval = Number(opts.certReloadInterval);
+  if (!Number.isFinite(interval) || interval < 10) throw new Error(`--cert-reload-interval must be at least 10 (milliseconds), got ${opts.certReloadInterval}`);
+  if (opts.kubeconfig && opts.existingRics) throw new Error('give either --kubeconfig or --existing-rics, not both');
+  const logger = createLogger({ level: opts.logLevel });
+  const ctx: ReviewContext = { gates: parseFeatureGates(opts.featureGates), compileLua: luaCompile, schema: opts.schema };
+  if (opts.kubeconfig) {
+    const { KubeConfig } = await import('@kubernetes/client-node');
+    const { clusterRicLister } = await import('../../webhook/ric-source.js');
+    const kc = new KubeConfig();
+    kc.loadFromFile(opts.kubeconfig);
+    ctx.listRics = clusterRicLister(kc);
+  } else if (opts.existingRics) {
+    const { fileRicLister } = await import('../../webhook/ric-source.js');
+    ctx.listRics = fileRicLister(opts.existingRics);
+  } else {
+    logger.warn('no --kubeconfig or --existing-rics: the ResourceInterpreterCustomization conflict check sees no existing RICs');
+  }
+  return { certFile: opts.certFile, keyFile: opts.keyFile, port, bindAddress: opts.bindAddress, logger, review: ctx, minTlsVersion: opts.tlsMinVersion, reloadIntervalMs: interval } as const;
+}

@@ -1,0 +1,214 @@
+/**
+ * The resource interpreter: for an object's exact GVK and an operation, the first layer that enables
+ * the hook answers — the user's RICs, then the built-in Lua RICs (`interpreters/`), then the native
+ * TypeScript layer. An error from a layer is returned as is, never retried on the next layer.
+ */
+import { LuaSandbox } from '../lua/sandbox.js';
+import { builtinCustomizations } from './builtin.js';
+import { mergeDependencies, verifyDependencies } from './dependencies.js';
+import {
+  luaAggregateStatus,
+  luaGetComponents,
+  luaGetDependencies,
+  luaGetReplicas,
+  luaInterpretHealth,
+  luaReflectStatus,
+  luaRetain,
+  luaReviseReplica,
+} from './lua-operations.js';
+import { NativeInterpreter } from './native.js';
+import { mergeCustomizations, type TargetScripts } from './ric.js';
+import {
+  gvkKey,
+  gvkOf,
+  InterpreterError,
+  type AggregatedStatusItem,
+  type Component,
+  type DependentObjectReference,
+  type GVK,
+  type Health,
+  type KubeObject,
+  type Operation,
+  type ReplicaResult,
+  type RIC,
+} from './types.js';
+
+export type Layer = 'customization' | 'builtin' | 'native';
+
+export interface InterpreterOptions {
+  /** The user's ResourceInterpreterCustomizations. */
+  customizations?: RIC[];
+  /** Include the built-in Lua interpreters (default true), or supply them. */
+  builtin?: boolean | RIC[];
+  /** Include the native layer (default true), or supply one with extra handlers. */
+  native?: boolean | NativeInterpreter;
+  /** Per-call budget in ms (default 1000). */
+  budgetMs?: number;
+  memoryLimitBytes?: number;
+  /** Share a sandbox between interpreters (it is not re-entrant; calls are synchronous). */
+  sandbox?: LuaSandbox;
+  nowMs?: () => number;
+}
+
+export interface Interpreter {
+  readonly sandbox: LuaSandbox;
+  /** Replaces the user RICs (e.g. when the controller sees RICs change). */
+  setCustomizations(rics: RIC[]): void;
+  /** Which layer would answer, or null when none enables the hook. */
+  layerFor(gvk: GVK, op: Operation): Layer | null;
+  hookEnabled(gvk: GVK, op: Operation): boolean;
+  retain(desired: KubeObject, observed: KubeObject): KubeObject;
+  getReplicas(obj: KubeObject): ReplicaResult;
+  getComponents(obj: KubeObject): Component[] | null;
+  reviseReplica(obj: KubeObject, replicas: number): KubeObject;
+  reflectStatus(obj: KubeObject): unknown;
+  aggregateStatus(obj: KubeObject, items: AggregatedStatusItem[] | null | undefined): KubeObject;
+  interpretHealth(obj: KubeObject): boolean;
+  /** Tri-state health: no hook -> Healthy, an interpreter error -> Unknown. */
+  health(obj: KubeObject): Health;
+  getDependencies(obj: KubeObject): DependentObjectReference[];
+  /**
+   * What callers do when no layer defines an operation (native-interpreters spec §0): 0 replicas and no
+   * requirements, the object unchanged, no components or dependencies. Errors still throw.
+   */
+  readonly orDefault: {
+    getReplicas(obj: KubeObject): ReplicaResult;
+    getComponents(obj: KubeObject): Component[];
+    reviseReplica(obj: KubeObject, replicas: number): KubeObject;
+    retain(desired: KubeObject, observed: KubeObject): KubeObject;
+    aggregateStatus(obj: KubeObject, items: AggregatedStatusItem[] | null | undefined): KubeObject;
+    getDependencies(obj: KubeObject): DependentObjectReference[];
+  };
+}
+
+const NOT_ENABLED = 'rule is not enabled';
+
+export function createInterpreter(opts: InterpreterOptions = {}): Interpreter {
+  const sandbox = opts.sandbox ?? new LuaSandbox({ budgetMs: opts.budgetMs, memoryLimitBytes: opts.memoryLimitBytes, nowMs: opts.nowMs });
+  let user = mergeCustomizations(opts.customizations ?? []);
+  const builtinList = opts.builtin === false ? [] : Array.isArray(opts.builtin) ? opts.builtin : builtinCustomizations();
+  const builtin = mergeCustomizations(builtinList);
+  const native = opts.native === false ? null : opts.native instanceof NativeInterpreter ? opts.native : new NativeInterpreter();
+
+  const luaEnabled = (t: TargetScripts | undefined, op: Operation): boolean => {
+    if (!t) return false;
+    if (op === 'InterpretDependency') return t.dependencyScripts.length > 0;
+    return (t.scripts[op]?.script ?? '') !== '';
+  };
+
+  const layerFor = (gvk: GVK, op: Operation): Layer | null => {
+    const key = gvkKey(gvk);
+    if (luaEnabled(user.get(key), op)) return 'customization';
+    if (luaEnabled(builtin.get(key), op)) return 'builtin';
+    if (native?.hookEnabled(gvk, op)) return 'native';
+    return null;
+  };
+
+  // Resolutions per apiVersion, kind and operation; cleared when the user's RICs change.
+  type Resolution = { gvk: GVK; scripts: TargetScripts | null } | null;
+  let resolved = new Map<string, Map<string, Partial<Record<Operation, Resolution>>>>();
+
+  /** The Lua scripts of the answering layer, or null when the native layer (or nothing) answers. */
+  const resolve = (obj: KubeObject, op: Operation): { gvk: GVK; scripts: TargetScripts | null } => {
+    const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
+    const kind = typeof obj.kind === 'string' ? obj.kind : '';
+    let byKind = resolved.get(apiVersion);
+    if (!byKind) resolved.set(apiVersion, (byKind = new Map()));
+    let byOp = byKind.get(kind);
+    if (!byOp) byKind.set(kind, (byOp = {}));
+    let r = byOp[op];
+    if (r === undefined) {
+      const gvk = { apiVersion, kind };
+      const layer = layerFor(gvk, op);
+      if (layer === 'customization') r = { gvk, scripts: user.get(gvkKey(gvk))! };
+      else if (layer === 'builtin') r = { gvk, scripts: builtin.get(gvkKey(gvk))! };
+      else if (layer === 'native' || native) r = { gvk, scripts: null };
+      else r = null;
+      byOp[op] = r;
+    }
+    if (r === null) throw new InterpreterError(NOT_ENABLED, op);
+    return r;
+  };
+  const script = (t: TargetScripts, op: Exclude<Operation, 'InterpretDependency'>) => t.scripts[op]!;
+  const nativeOrFail = (op: Operation): NativeInterpreter => {
+    if (!native) throw new InterpreterError(NOT_ENABLED, op);
+    return native;
+  };
+
+  const enabled = (obj: KubeObject, op: Operation) => interp.hookEnabled(gvkOf(obj), op);
+  const interp: Interpreter = {
+    sandbox,
+    orDefault: {
+      getReplicas: (obj) => (enabled(obj, 'InterpretReplica') ? interp.getReplicas(obj) : { replicas: 0, requirements: null }),
+      getComponents: (obj) => (enabled(obj, 'InterpretComponent') ? (interp.getComponents(obj) ?? []) : []),
+      reviseReplica: (obj, n) => (enabled(obj, 'ReviseReplica') ? interp.reviseReplica(obj, n) : obj),
+      retain: (desired, observed) => (enabled(desired, 'Retain') ? interp.retain(desired, observed) : desired),
+      aggregateStatus: (obj, items) => (enabled(obj, 'AggregateStatus') ? interp.aggregateStatus(obj, items) : obj),
+      getDependencies: (obj) => (enabled(obj, 'InterpretDependency') ? interp.getDependencies(obj) : []),
+    },
+    setCustomizations(rics) {
+      user = mergeCustomizations(rics);
+      resolved = new Map();
+    },
+    layerFor,
+    hookEnabled: (gvk, op) => layerFor(gvk, op) !== null,
+    retain(desired, observed) {
+      const { gvk, scripts } = resolve(desired, 'Retain');
+      if (scripts) return luaRetain(sandbox, script(scripts, 'Retain'), desired, observed);
+      return nativeOrFail('Retain').retain(gvk, desired, observed);
+    },
+    getReplicas(obj) {
+      const { gvk, scripts } = resolve(obj, 'InterpretReplica');
+      if (scripts) return luaGetReplicas(sandbox, script(scripts, 'InterpretReplica'), obj);
+      return nativeOrFail('InterpretReplica').getReplicas(gvk, obj);
+    },
+    getComponents(obj) {
+      const { scripts } = resolve(obj, 'InterpretComponent');
+      if (scripts) return luaGetComponents(sandbox, script(scripts, 'InterpretComponent'), obj);
+      throw new InterpreterError('no plan to implement this method yet', 'InterpretComponent');
+    },
+    reviseReplica(obj, replicas) {
+      const { gvk, scripts } = resolve(obj, 'ReviseReplica');
+      if (scripts) return luaReviseReplica(sandbox, script(scripts, 'ReviseReplica'), obj, replicas);
+      return nativeOrFail('ReviseReplica').reviseReplica(gvk, obj, replicas);
+    },
+    reflectStatus(obj) {
+      const { gvk, scripts } = resolve(obj, 'InterpretStatus');
+      if (scripts) return luaReflectStatus(sandbox, script(scripts, 'InterpretStatus'), obj);
+      return nativeOrFail('InterpretStatus').reflectStatus(gvk, obj);
+    },
+    aggregateStatus(obj, items) {
+      const { gvk, scripts } = resolve(obj, 'AggregateStatus');
+      if (scripts) return luaAggregateStatus(sandbox, script(scripts, 'AggregateStatus'), obj, items);
+      return nativeOrFail('AggregateStatus').aggregateStatus(gvk, obj, items);
+    },
+    interpretHealth(obj) {
+      const { gvk, scripts } = resolve(obj, 'InterpretHealth');
+      if (scripts) return luaInterpretHealth(sandbox, script(scripts, 'InterpretHealth'), obj);
+      return nativeOrFail('InterpretHealth').interpretHealth(gvk, obj);
+    },
+    health(obj) {
+      if (!interp.hookEnabled(gvkOf(obj), 'InterpretHealth')) return 'Healthy';
+      try {
+        return interp.interpretHealth(obj) ? 'Healthy' : 'Unhealthy';
+      } catch {
+        return 'Unknown';
+      }
+    },
+    getDependencies(obj) {
+      const { gvk, scripts } = resolve(obj, 'InterpretDependency');
+      if (scripts) {
+        const lists = scripts.dependencyScripts.map((s) => {
+          const deps = luaGetDependencies(sandbox, s, obj);
+          verifyDependencies(deps);
+          return deps;
+        });
+        return mergeDependencies(lists);
+      }
+      const deps = nativeOrFail('InterpretDependency').getDependencies(gvk, obj);
+      verifyDependencies(deps);
+      return mergeDependencies([deps]);
+    },
+  };
+  return interp;
+}

@@ -1,0 +1,217 @@
+/**
+ * Running one operation's Lua script: the argument shapes, result checks and error texts of Karmada's
+ * declarative interpreter (spec §1, luavm/lua.go), and the conversion of results (spec §4).
+ */
+import { EncodeError, fillNulls, goJson, luaToJs, pushJs, type JsonValue } from '../lua/convert.js';
+import { rootPos } from '../lua/repair.js';
+import type { ScriptEntry, TypedOutput } from './ric.js';
+import * as fengariModule from '../lua/fengari.js';
+import { type LuaState } from '../lua/fengari.js';
+import { LuaSandbox, LuaScriptError } from '../lua/sandbox.js';
+import { decodeComponents, decodeRequirements, DecodeError } from './decode.js';
+import {
+  InterpreterError,
+  LUA_FUNCTION,
+  type AggregatedStatusItem,
+  type Component,
+  type DependentObjectReference,
+  type KubeObject,
+  type Operation,
+  type ReplicaResult,
+} from './types.js';
+
+// Copied once: the TS loader turns every read of an imported binding into a getter call.
+const lua: typeof fengariModule.lua = fengariModule.lua;
+const to_jsstring: typeof fengariModule.to_jsstring = fengariModule.to_jsstring;
+
+/** gopher-lua's LValueType numbering, which Karmada prints with %#v in `result type N is not ...`. */
+function gopherTypeCode(L: LuaState, idx: number): number {
+  switch (lua.lua_type(L, idx)) {
+    case lua.LUA_TNIL:
+    case lua.LUA_TNONE:
+      return 0;
+    case lua.LUA_TBOOLEAN:
+      return 1;
+    case lua.LUA_TNUMBER:
+      return 2;
+    case lua.LUA_TSTRING:
+      return 3;
+    case lua.LUA_TFUNCTION:
+      return 4;
+    case lua.LUA_TUSERDATA:
+    case lua.LUA_TLIGHTUSERDATA:
+      return 5;
+    case lua.LUA_TTHREAD:
+      return 6;
+    default:
+      return 7;
+  }
+}
+
+function typeName(L: LuaState, idx: number): string {
+  const t = lua.lua_type(L, idx);
+  if (t === lua.LUA_TNONE) return 'nil';
+  return to_jsstring(lua.lua_typename(L, t));
+}
+
+function run<T>(sb: LuaSandbox, entry: ScriptEntry, op: Operation, args: unknown[], nresults: number, read: (L: LuaState) => T): T {
+  try {
+    return sb.run(
+      entry.script,
+      LUA_FUNCTION[op],
+      op,
+      (L) => {
+        for (const a of args) pushJs(L, a);
+        return args.length;
+      },
+      nresults,
+      read,
+    );
+  } catch (e) {
+    if (e instanceof LuaScriptError) throw new InterpreterError(e.message, op);
+    throw e;
+  }
+}
+
+/** Encodes and repairs (spec §4) the result at idx against the reference objects and typed-output options. */
+function encode(sb: LuaSandbox, L: LuaState, idx: number, refs: unknown[], structTarget: boolean, typed: TypedOutput | undefined): JsonValue {
+  try {
+    const value = luaToJs(L, idx, { tick: () => sb.checkDeadline(), repair: { pos: rootPos(refs, typed?.emptyObjects), structTarget } });
+    return typed?.nulls ? fillNulls(value, typed.nulls) : value;
+  } catch (e) {
+    if (e instanceof EncodeError) throw new InterpreterError(`encode lua result to json failed: ${e.message}`);
+    throw e;
+  }
+}
+
+/** Decodes into an unstructured object: it must be a JSON object with a non-empty `kind`. */
+function toObject(value: JsonValue): KubeObject {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new InterpreterError(`json unmarshal obj failed: json: cannot unmarshal ${Array.isArray(value) ? 'array' : typeof value} into Go value of type map[string]interface {}`);
+  }
+  const kind = value.kind;
+  if (typeof kind !== 'string' || kind === '') throw new InterpreterError(`Object 'Kind' is missing in '${goJson(value)}'`);
+  return value as KubeObject;
+}
+
+function objectResult(sb: LuaSandbox, L: LuaState, refs: unknown[], typed: TypedOutput | undefined): KubeObject {
+  if (lua.lua_type(L, 1) !== lua.LUA_TTABLE) throw new InterpreterError(`expect the returned requires type is table but got ${typeName(L, 1)}`);
+  return toObject(encode(sb, L, 1, refs, true, typed));
+}
+
+export function luaRetain(sb: LuaSandbox, entry: ScriptEntry, desired: KubeObject, observed: KubeObject): KubeObject {
+  return run(sb, entry, 'Retain', [desired, observed], 1, (L) => objectResult(sb, L, [desired, observed], entry.typed));
+}
+
+export function luaReviseReplica(sb: LuaSandbox, entry: ScriptEntry, obj: KubeObject, replicas: number): KubeObject {
+  return run(sb, entry, 'ReviseReplica', [obj, replicas], 1, (L) => objectResult(sb, L, [obj], entry.typed));
+}
+
+/** Go's item JSON: `applied` omitted when false, `appliedMessage`/`health` omitted when empty. */
+function itemsForLua(items: AggregatedStatusItem[] | null | undefined): unknown {
+  if (items === null || items === undefined) return null;
+  return items.map((it) => {
+    const out: Record<string, unknown> = { clusterName: it.clusterName ?? '' };
+    if (it.status !== undefined && it.status !== null) out.status = it.status;
+    if (it.applied === true) out.applied = true;
+    if (typeof it.appliedMessage === 'string' && it.appliedMessage !== '') out.appliedMessage = it.appliedMessage;
+    if (typeof it.health === 'string' && it.health !== '') out.health = it.health;
+    return out;
+  });
+}
+
+export function luaAggregateStatus(sb: LuaSandbox, entry: ScriptEntry, obj: KubeObject, items: AggregatedStatusItem[] | null | undefined): KubeObject {
+  return run(sb, entry, 'AggregateStatus', [obj, itemsForLua(items)], 1, (L) => objectResult(sb, L, [], entry.typed));
+}
+
+export function luaReflectStatus(sb: LuaSandbox, entry: ScriptEntry, observed: KubeObject): unknown {
+  return run(sb, entry, 'InterpretStatus', [observed], 1, (L) => {
+    const t = lua.lua_type(L, 1);
+    if (entry.typed?.nilIsNull && (t === lua.LUA_TNIL || t === lua.LUA_TNONE)) return null;
+    if (t !== lua.LUA_TTABLE) throw new InterpreterError(`expect the returned replica type is table but got ${typeName(L, 1)}`);
+    return encode(sb, L, 1, [], true, entry.typed);
+  });
+}
+
+export function luaInterpretHealth(sb: LuaSandbox, entry: ScriptEntry, observed: KubeObject): boolean {
+  return run(sb, entry, 'InterpretHealth', [observed], 1, (L) => {
+    if (lua.lua_type(L, 1) !== lua.LUA_TBOOLEAN) throw new InterpreterError(`result type ${gopherTypeCode(L, 1)} is not bool`);
+    return lua.lua_toboolean(L, 1) as boolean;
+  });
+}
+
+/** Go's int32(float64): truncation toward zero; out of range gives the minimum int32 (amd64). */
+function toInt32(v: number): number {
+  const t = Math.trunc(v);
+  if (!Number.isFinite(t) || t > 2147483647 || t < -2147483648) return -2147483648;
+  return t === 0 ? 0 : t;
+}
+
+export function luaGetReplicas(sb: LuaSandbox, entry: ScriptEntry, obj: KubeObject): ReplicaResult {
+  return run(sb, entry, 'InterpretReplica', [obj], 2, (L) => {
+    if (lua.lua_type(L, 1) !== lua.LUA_TNUMBER) throw new InterpreterError(`result type ${gopherTypeCode(L, 1)} is not number`);
+    const replicas = toInt32(lua.lua_tonumber(L, 1));
+    const t2 = lua.lua_type(L, 2);
+    if (t2 === lua.LUA_TNIL || t2 === lua.LUA_TNONE) return { replicas, requirements: null };
+    if (t2 !== lua.LUA_TTABLE) throw new InterpreterError(`expect the returned requires type is table but got ${typeName(L, 2)}`);
+    const value = encode(sb, L, 2, [], true, entry.typed);
+    try {
+      return { replicas, requirements: decodeRequirements(value) };
+    } catch (e) {
+      if (e instanceof DecodeError) throw new InterpreterError(`json unmarshal obj failed: ${e.message}`);
+      throw e;
+    }
+  });
+}
+
+export function luaGetComponents(sb: LuaSandbox, entry: ScriptEntry, obj: KubeObject): Component[] | null {
+  try {
+    return run(sb, entry, 'InterpretComponent', [obj], 1, (L) => {
+      const t = lua.lua_type(L, 1);
+      if (t === lua.LUA_TNIL) return null;
+      if (t !== lua.LUA_TTABLE) {
+        throw new InterpreterError(`expected result type 'table' or 'nil' from GetComponents, but got '${typeName(L, 1)}'`, 'InterpretComponent');
+      }
+      let value: JsonValue;
+      try {
+        value = luaToJs(L, 1, { tick: () => sb.checkDeadline(), repair: { pos: rootPos([], entry.typed?.emptyObjects), structTarget: false } });
+        if (entry.typed?.nulls) value = fillNulls(value, entry.typed.nulls);
+        return decodeComponents(value);
+      } catch (e) {
+        if (e instanceof EncodeError || e instanceof DecodeError) {
+          throw new InterpreterError(`failed to convert lua table for components: ${e instanceof EncodeError ? `encode lua result to json failed: ${e.message}` : e.message}`, 'InterpretComponent');
+        }
+        throw e;
+      }
+    });
+  } catch (e) {
+    // Only errors from RunScript itself are wrapped; result checks keep their own text.
+    if (e instanceof InterpreterError && !/^(expected result type|failed to convert lua table)/.test(e.message)) {
+      throw new InterpreterError(`failed to run 'GetComponents' script: ${e.message}`, 'InterpretComponent');
+    }
+    throw e;
+  }
+}
+
+export function luaGetDependencies(sb: LuaSandbox, entry: ScriptEntry, obj: KubeObject): DependentObjectReference[] {
+  return run(sb, entry, 'InterpretDependency', [obj], 1, (L) => {
+    if (lua.lua_type(L, 1) !== lua.LUA_TTABLE) throw new InterpreterError(`expect the returned requires type is table but got ${typeName(L, 1)}`);
+    const value = encode(sb, L, 1, [], false, entry.typed);
+    if (!Array.isArray(value)) {
+      throw new InterpreterError('json unmarshal obj failed: json: cannot unmarshal object into Go value of type []v1alpha2.DependentObjectReference');
+    }
+    return value.map((v, i) => {
+      if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+        throw new InterpreterError(`json unmarshal obj failed: json: cannot unmarshal ${Array.isArray(v) ? 'array' : typeof v} into Go value of type v1alpha2.DependentObjectReference (index ${i})`);
+      }
+      const ref: DependentObjectReference = {
+        apiVersion: typeof v.apiVersion === 'string' ? v.apiVersion : '',
+        kind: typeof v.kind === 'string' ? v.kind : '',
+      };
+      if (typeof v.namespace === 'string' && v.namespace !== '') ref.namespace = v.namespace;
+      if (typeof v.name === 'string' && v.name !== '') ref.name = v.name;
+      if (v.labelSelector !== undefined && v.labelSelector !== null) ref.labelSelector = v.labelSelector as DependentObjectReference['labelSelector'];
+      return ref;
+    });
+  });
+}

@@ -1,0 +1,469 @@
+/**
+ * Moving values between JS (decoded JSON) and Lua, with Karmada's conversion rules (spec §4).
+ *
+ * JS -> Lua is lazy: an object becomes an empty table whose `__index` fetches a field from the JS object
+ * the first time it is read and stores it in the table, so a script that reads three fields of a
+ * Deployment pays for three fields. Arrays are built eagerly (their length must be right for `#`) but
+ * their object elements are lazy too. Lua -> JS reads untouched fields straight from the JS object.
+ *
+ * JSON `null` members vanish and `null` array elements are dropped (the array compacts), exactly as
+ * gopher-lua's table Append does; empty objects and arrays both become empty tables.
+ */
+import * as fengariModule from './fengari.js';
+import { emptyAt, normalizeRepair, NOWHERE, rootPos, step, type Pos } from './repair.js';
+import { type LuaState } from './fengari.js';
+
+// Copied once: the TS loader turns every read of an imported binding into a getter call.
+const lauxlib: typeof fengariModule.lauxlib = fengariModule.lauxlib;
+const lua: typeof fengariModule.lua = fengariModule.lua;
+const pushString: typeof fengariModule.pushString = fengariModule.pushString;
+const to_jsstring: typeof fengariModule.to_jsstring = fengariModule.to_jsstring;
+const toJsString: typeof fengariModule.toJsString = fengariModule.toJsString;
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type Any = any;
+
+export interface LazyInfo {
+  obj: Record<string, unknown>;
+  /** Keys already copied into the table; a later `__index` for one of them means the script deleted it. */
+  seen: Set<string> | null;
+  full: boolean;
+}
+
+/**
+ * Lazy tables are marked with their source on the fengari Table object itself: a WeakMap lookup per
+ * field read (and the ephemeron work it adds to every GC) costs more than the rest of the read.
+ */
+const LAZY = '__karmadaLiteLazy';
+export const lazyTables = {
+  get(t: object): LazyInfo | undefined {
+    return (t as Record<string, LazyInfo | undefined>)[LAZY];
+  },
+  set(t: object, info: LazyInfo): void {
+    (t as Record<string, LazyInfo>)[LAZY] = info;
+  },
+};
+
+export function stackValue(L: LuaState, idx: number): Any {
+  if (idx > 0) {
+    const o = L.ci.funcOff + idx;
+    return o < L.top ? L.stack[o] : null;
+  }
+  return L.stack[L.top + idx];
+}
+
+/** The fengari Table object at idx, or null. */
+export function tableAt(L: LuaState, idx: number): object | null {
+  const v = stackValue(L, idx);
+  return v && v.ttistable() ? v.value : null;
+}
+
+const perStateMeta = new WeakMap<object, number>();
+
+/** Installs the metatable that lazy object tables share; called once per Lua state. */
+export function installLazyMeta(L: LuaState): void {
+  lua.lua_createtable(L, 0, 2);
+  pushString(L, '__index');
+  lua.lua_pushcfunction(L, lazyIndex);
+  lua.lua_rawset(L, -3);
+  pushString(L, '__newindex');
+  lua.lua_pushcfunction(L, lazyNewIndex);
+  lua.lua_rawset(L, -3);
+  perStateMeta.set(L.l_G, lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX));
+}
+
+/** An assignment to a field never read hides the JS value, including `obj.status = nil`. */
+function lazyNewIndex(L: LuaState): number {
+  const t = tableAt(L, 1);
+  const info = t ? lazyTables.get(t) : undefined;
+  if (info && !info.full && lua.lua_type(L, 2) === lua.LUA_TSTRING) {
+    if (info.seen === null) info.seen = new Set();
+    info.seen.add(toJsString(L, 2));
+  }
+  lua.lua_settop(L, 3);
+  lua.lua_rawset(L, 1);
+  return 0;
+}
+
+function isScalar(v: unknown): v is string | number | boolean {
+  const t = typeof v;
+  return t === 'string' || t === 'number' || t === 'boolean';
+}
+
+/**
+ * Reads a field that is not in the table. A key the script already touched (an object field copied in,
+ * or any field assigned) and now missing was deleted by the script: nil.
+ */
+function lazyIndex(L: LuaState): number {
+  const t = tableAt(L, 1);
+  const info = t ? lazyTables.get(t) : undefined;
+  if (!info || info.full || lua.lua_type(L, 2) !== lua.LUA_TSTRING) return 0;
+  const key = toJsString(L, 2);
+  const seen = info.seen;
+  if (seen !== null && seen.has(key)) return 0;
+  if (!Object.prototype.hasOwnProperty.call(info.obj, key)) return 0;
+  const v = info.obj[key];
+  switch (typeof v) {
+    // Scalars are answered without being stored: storing costs more than a second read.
+    case 'string':
+      pushString(L, v);
+      return 1;
+    case 'number':
+      lua.lua_pushnumber(L, v);
+      return 1;
+    case 'boolean':
+      lua.lua_pushboolean(L, v);
+      return 1;
+    case 'object':
+      if (v === null) return 0;
+      break;
+    default:
+      return 0;
+  }
+  if (seen === null) info.seen = new Set([key]);
+  else seen.add(key);
+  pushJs(L, v);
+  lua.lua_pushvalue(L, 2);
+  lua.lua_pushvalue(L, -2);
+  lua.lua_rawset(L, 1);
+  return 1;
+}
+
+/** Copies every not-yet-read field into the table, so raw iteration (`next`, `pairs`) sees them all. */
+export function materialize(L: LuaState, idx: number): void {
+  const t = tableAt(L, idx);
+  if (!t) return;
+  const info = lazyTables.get(t);
+  if (!info || info.full) return;
+  const abs = idx > 0 ? idx : lua.lua_gettop(L) + idx + 1;
+  for (const key of Object.keys(info.obj)) {
+    const v = info.obj[key];
+    if (v === null || v === undefined || info.seen?.has(key)) continue;
+    pushString(L, key);
+    pushJs(L, v);
+    lua.lua_rawset(L, abs);
+  }
+  info.full = true;
+  info.seen = null;
+}
+
+/** Pushes a decoded-JSON value onto the Lua stack. */
+export function pushJs(L: LuaState, v: unknown): void {
+  switch (typeof v) {
+    case 'string':
+      pushString(L, v);
+      return;
+    case 'number':
+      lua.lua_pushnumber(L, v);
+      return;
+    case 'boolean':
+      lua.lua_pushboolean(L, v);
+      return;
+    case 'bigint':
+      lua.lua_pushnumber(L, Number(v));
+      return;
+    case 'object':
+      if (v === null) {
+        lua.lua_pushnil(L);
+        return;
+      }
+      if (Array.isArray(v)) {
+        // Each nesting level holds a few stack slots; deep documents need room beyond LUA_MINSTACK.
+        lua.lua_checkstack(L, 4);
+        lua.lua_createtable(L, v.length, 0);
+        let n = 0;
+        for (const el of v) {
+          if (el === null || el === undefined) continue;
+          pushJs(L, el);
+          lua.lua_rawseti(L, -2, ++n);
+        }
+        return;
+      }
+      pushLazyObject(L, v as Record<string, unknown>);
+      return;
+    default:
+      lua.lua_pushnil(L);
+  }
+}
+
+function pushLazyObject(L: LuaState, obj: Record<string, unknown>): void {
+  lua.lua_checkstack(L, 4);
+  lua.lua_createtable(L, 0, 0);
+  lazyTables.set(stackValue(L, -1).value, { obj, seen: null, full: false });
+  lua.lua_rawgeti(L, lua.LUA_REGISTRYINDEX, perStateMeta.get(L.l_G));
+  lua.lua_setmetatable(L, -2);
+}
+
+/** Pushes a value eagerly (no lazy tables): for library results the script may iterate freely. */
+export function pushJsEager(L: LuaState, v: unknown): void {
+  if (v !== null && typeof v === 'object') lua.lua_checkstack(L, 4);
+  if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+    const obj = v as Record<string, unknown>;
+    lua.lua_createtable(L, 0, 0);
+    for (const [k, val] of Object.entries(obj)) {
+      if (val === null || val === undefined) continue;
+      pushString(L, k);
+      pushJsEager(L, val);
+      lua.lua_rawset(L, -3);
+    }
+    return;
+  }
+  if (Array.isArray(v)) {
+    lua.lua_createtable(L, v.length, 0);
+    let n = 0;
+    for (const el of v) {
+      if (el === null || el === undefined) continue;
+      pushJsEager(L, el);
+      lua.lua_rawseti(L, -2, ++n);
+    }
+    return;
+  }
+  pushJs(L, v);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Lua -> JSON-like JS, with gopher-json's rules and error texts.
+
+const MARSHAL_PREFIX = 'json: error calling MarshalJSON for type json.jsonValue: ';
+
+/** A conversion failure; `message` is the full gopher-json/encoding-json text. */
+export class EncodeError extends Error {}
+
+class RawEncodeError {
+  constructor(
+    readonly base: string,
+    readonly depth: number,
+  ) {}
+}
+
+/** JSON-like value; an empty Lua table is always `[]` before the empty-table repair. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [k: string]: JsonValue };
+
+/**
+ * Deep copy of a JS value as a Lua round trip would give it: null members and elements gone, every
+ * empty object or array an empty array.
+ */
+export function normalizeJs(v: unknown): JsonValue {
+  if (v === null || v === undefined) return null;
+  if (Array.isArray(v)) {
+    const out: JsonValue[] = [];
+    for (const el of v) if (el !== null && el !== undefined) out.push(normalizeJs(el));
+    return out;
+  }
+  if (typeof v === 'object') {
+    const out: { [k: string]: JsonValue } = {};
+    let any = false;
+    for (const k in v as Record<string, unknown>) {
+      const val = (v as Record<string, unknown>)[k];
+      if (val === null || val === undefined) continue;
+      out[k] = normalizeJs(val);
+      any = true;
+    }
+    return any ? out : [];
+  }
+  if (typeof v === 'bigint') return Number(v);
+  return v as JsonValue;
+}
+
+export interface EncodeOptions {
+  /** Called every few thousand table entries so a huge result cannot outlive the call's budget. */
+  tick?: () => void;
+  /**
+   * Apply Karmada's empty-table repair while encoding: `pos` from rootPos(references, extra paths);
+   * `structTarget` makes a wholly empty result `{}` (else `[]`).
+   */
+  repair?: { pos: Pos; structTarget: boolean };
+}
+
+/**
+ * Encodes the Lua value at `idx`; throws EncodeError with gopher-json's message on failure. Without
+ * `repair`, every empty table is `[]`; with it, the result is already repaired.
+ */
+export function luaToJs(L: LuaState, idx: number, opts: EncodeOptions = {}): JsonValue {
+  const abs = idx > 0 ? idx : lua.lua_gettop(L) + idx + 1;
+  const visited = new Set<object>();
+  let count = 0;
+  const tick = opts.tick;
+  const repair = opts.repair;
+  try {
+    if (lua.lua_type(L, abs) === lua.LUA_TTABLE) {
+      const r = encodeTable(L, abs, 0, repair ? repair.pos : NOWHERE, true);
+      if (r === undefined || (Array.isArray(r) && r.length === 0 && repair)) return repair?.structTarget ? {} : [];
+      return r;
+    }
+    return encode(L, abs, 0, NOWHERE) ?? null;
+  } catch (e) {
+    if (e instanceof RawEncodeError) throw new EncodeError(MARSHAL_PREFIX.repeat(e.depth + 1) + e.base);
+    throw e;
+  }
+
+  function encode(L: LuaState, i: number, depth: number, pos: Pos): JsonValue | undefined {
+    switch (lua.lua_type(L, i)) {
+      case lua.LUA_TNIL:
+      case lua.LUA_TNONE:
+        return null;
+      case lua.LUA_TBOOLEAN:
+        return lua.lua_toboolean(L, i);
+      case lua.LUA_TNUMBER: {
+        const n = lua.lua_tonumber(L, i);
+        if (!Number.isFinite(n)) throw new RawEncodeError(`json: unsupported value: ${Number.isNaN(n) ? 'NaN' : n > 0 ? '+Inf' : '-Inf'}`, depth);
+        return n;
+      }
+      case lua.LUA_TSTRING:
+        return toJsString(L, i);
+      case lua.LUA_TTABLE:
+        return encodeTable(L, i, depth, pos, false);
+      default:
+        throw new RawEncodeError(`cannot encode ${luaTypeName(L, i)} to JSON`, depth);
+    }
+  }
+
+  /** undefined: an empty table the repair deletes. */
+  function encodeTable(L: LuaState, i: number, depth: number, pos: Pos, top: boolean): JsonValue | undefined {
+    const t = tableAt(L, i)!;
+    if (visited.has(t)) throw new RawEncodeError('cannot encode recursively nested tables to JSON', depth);
+    visited.add(t);
+    const info = lazyTables.get(t);
+    const strEntries: [string, JsonValue | undefined][] = [];
+    const numKeys: number[] = [];
+    const numVals = new Map<number, JsonValue | undefined>();
+    let invalid = false;
+    let firstIsNumber: boolean | null = null;
+    if (info && !info.full) {
+      for (const k in info.obj) {
+        const v = info.obj[k];
+        if (v === null || v === undefined || info.seen?.has(k)) continue;
+        if (firstIsNumber === null) firstIsNumber = false;
+        strEntries.push([k, repair ? normalizeRepair(v, step(pos, k)) : normalizeJs(v)]);
+      }
+    }
+    lua.lua_pushnil(L);
+    while (lua.lua_next(L, i) !== 0) {
+      if (tick && (++count & 0x3ff) === 0) tick();
+      const kt = lua.lua_type(L, -2);
+      if (kt === lua.LUA_TSTRING) {
+        if (firstIsNumber === null) firstIsNumber = false;
+        const key = toJsString(L, -2);
+        strEntries.push([key, encode(L, lua.lua_gettop(L), depth + 1, repair ? step(pos, key) : NOWHERE)]);
+      } else if (kt === lua.LUA_TNUMBER) {
+        if (firstIsNumber === null) firstIsNumber = true;
+        const k = lua.lua_tonumber(L, -2);
+        numKeys.push(k);
+        numVals.set(k, encode(L, lua.lua_gettop(L), depth + 1, pos));
+      } else invalid = true;
+      lua.lua_settop(L, -2);
+    }
+    if (firstIsNumber === null && !invalid) {
+      if (!repair || top) return [];
+      return emptyAt(pos);
+    }
+    if (invalid) throw new RawEncodeError('cannot encode mixed or invalid key types', depth);
+    if (firstIsNumber) {
+      if (strEntries.length > 0) throw new RawEncodeError('cannot encode mixed or invalid key types', depth);
+      numKeys.sort((a, b) => a - b);
+      const out: JsonValue[] = [];
+      for (let j = 0; j < numKeys.length; j++) {
+        if (numKeys[j] !== j + 1) throw new RawEncodeError('cannot encode sparse array', depth);
+        const v = numVals.get(j + 1);
+        if (v !== undefined) out.push(v);
+      }
+      return out;
+    }
+    if (numKeys.length > 0) throw new RawEncodeError('cannot encode mixed or invalid key types', depth);
+    const out: { [k: string]: JsonValue } = {};
+    for (const [k, v] of strEntries) if (v !== undefined) out[k] = v;
+    return out;
+  }
+}
+
+export function luaTypeName(L: LuaState, idx: number): string {
+  return to_jsstring(lua.lua_typename(L, lua.lua_type(L, idx)));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Empty-table repair (convertEmptySliceToEmptyStructPartly).
+
+function escapeKey(k: string): string {
+  if (k.indexOf('.') < 0 && k.indexOf(':') < 0) return k;
+  return k.replace(/[.:]/g, (c) => '\\' + c);
+}
+
+interface PathSets {
+  emptyObject: Set<string>;
+  emptyArray: Set<string>;
+}
+
+/** Dotted paths (object keys only, indices skipped) of the empty objects and arrays in a reference. */
+export function emptyPaths(ref: unknown): PathSets {
+  const sets: PathSets = { emptyObject: new Set(), emptyArray: new Set() };
+  const walk = (v: unknown, path: string) => {
+    if (Array.isArray(v)) {
+      if (v.length === 0) {
+        if (path !== '') sets.emptyArray.add(path);
+        return;
+      }
+      for (const el of v) walk(el, path);
+      return;
+    }
+    if (v !== null && typeof v === 'object') {
+      let any = false;
+      for (const k in v as Record<string, unknown>) {
+        any = true;
+        walk((v as Record<string, unknown>)[k], path === '' ? escapeKey(k) : `${path}.${escapeKey(k)}`);
+      }
+      if (!any && path !== '') sets.emptyObject.add(path);
+    }
+  };
+  walk(ref, '');
+  return sets;
+}
+
+/**
+ * Repairs empty tables in a converted result: `[]` becomes `{}` where a reference object has an empty
+ * object at that path, stays `[]` where a reference has an empty array, and is deleted otherwise.
+ * `structTarget` turns a wholly empty result into `{}`. Returns a repaired copy.
+ */
+export function repairEmptyTables(result: JsonValue, refs: unknown[], structTarget: boolean, extraEmptyObjects: string[] = []): JsonValue {
+  if (Array.isArray(result) && result.length === 0) return structTarget ? {} : [];
+  if (result !== null && typeof result === 'object' && !Array.isArray(result) && Object.keys(result).length === 0) return structTarget ? {} : [];
+  return normalizeRepair(result, rootPos(refs, extraEmptyObjects)) ?? (structTarget ? {} : []);
+}
+
+/** Sets each dotted path (indices implied) to null where it is absent and its parent object exists. */
+export function fillNulls(result: JsonValue, paths: string[]): JsonValue {
+  for (const p of paths) {
+    const keys = p.split('.');
+    const visit = (v: JsonValue, i: number) => {
+      if (Array.isArray(v)) {
+        for (const el of v) visit(el, i);
+        return;
+      }
+      if (v === null || typeof v !== 'object') return;
+      const k = keys[i]!;
+      if (i === keys.length - 1) {
+        if (!(k in v)) v[k] = null;
+        return;
+      }
+      if (k in v) visit(v[k]!, i + 1);
+    };
+    visit(result, 0);
+  }
+  return result;
+}
+
+/** Go's compact JSON (sorted keys, `<>&` escaped) for error messages that quote a value. */
+export function goJson(v: unknown): string {
+  const sortKeys = (x: unknown): unknown => {
+    if (Array.isArray(x)) return x.map(sortKeys);
+    if (x !== null && typeof x === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const k of Object.keys(x).sort()) out[k] = sortKeys((x as Record<string, unknown>)[k]);
+      return out;
+    }
+    return x;
+  };
+  return JSON.stringify(sortKeys(v))
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026');
+}

@@ -1,0 +1,453 @@
+/**
+ * The one place that touches fengari's internals.
+ *
+ * fengari implements Lua 5.3; Karmada runs gopher-lua (Lua 5.1). The visible differences that matter to
+ * scripts — how numbers print, the wording of runtime errors, unbounded string growth — live in
+ * functions that fengari's VM calls through its module objects, so they are replaced here once, for
+ * every state in the process. Nothing else in the code base should import fengari directly.
+ */
+// Static imports (not createRequire) so that a bundler includes fengari. Each default import is the
+// CommonJS module's exports object itself, the one fengari's own modules share: patching it patches them.
+import fengariMain from 'fengari';
+import defs from 'fengari/src/defs.js';
+import ldebug from 'fengari/src/ldebug.js';
+import ldo from 'fengari/src/ldo.js';
+import lobject from 'fengari/src/lobject.js';
+import lopcodes from 'fengari/src/lopcodes.js';
+import lstate from 'fengari/src/lstate.js';
+import lstring from 'fengari/src/lstring.js';
+import ltable from 'fengari/src/ltable.js';
+import ltm from 'fengari/src/ltm.js';
+import lvmModule from 'fengari/src/lvm.js';
+import { formatLuaNumber } from './numbers.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type Any = any;
+
+export const fengari: Any = fengariMain;
+export const lua: Any = fengari.lua;
+export const lauxlib: Any = fengari.lauxlib;
+export const lvm: Any = lvmModule;
+
+export type LuaState = Any;
+
+/** fengari modules the sandbox reaches into (value constructors); keep uses to a minimum. */
+export const fengariInternals: { lobject: Any } = { lobject };
+export const to_luastring: (s: string, cache?: boolean) => Uint8Array = fengari.to_luastring;
+export const to_jsstring: (s: Uint8Array) => string = fengari.to_jsstring;
+
+/** Largest string a script may build (concatenation, table.concat, string.format). */
+export const MAX_STRING_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Per-state hooks the sandbox installs: counting string bytes towards the memory cap. Keyed by the
+ * global state so nested coroutine threads (not opened, but cheap to support) share it.
+ */
+export interface StateAccounting {
+  stringBytes: number;
+  limit: number;
+  onStringLimit(L: LuaState, size: number): void;
+  onLargeString(L: LuaState): void;
+}
+const accounting = new WeakMap<object, StateAccounting>();
+export function setAccounting(L: LuaState, acc: StateAccounting): void {
+  accounting.set(L.l_G, acc);
+}
+
+let patched = false;
+
+/** gopher-lua spells the arithmetic events without underscores: `cannot perform add operation ...`. */
+const EVENT_NAMES: Record<number, string> = {};
+let lastBinEvent = -1;
+
+function gopherTypeName(L: LuaState, o: Any): string {
+  return to_jsstring(ltm.luaT_objtypename(L, o));
+}
+
+function keyToString(L: LuaState, key: Any): string {
+  if (!key) return '?';
+  if (key.ttisstring()) return to_jsstring(key.svalue());
+  if (key.ttisnumber()) return formatLuaNumber(key.value);
+  if (key.ttisnil()) return 'nil';
+  if (key.ttisboolean()) return key.value ? 'true' : 'false';
+  return gopherTypeName(L, key);
+}
+
+/** The key of the table access the current Lua instruction performs, for gopher's index error text. */
+function currentIndexKey(L: LuaState): Any {
+  const ci = L.ci;
+  if (!ci || !ci.l_code || !(ci.callstatus & 2 /* CIST_LUA */)) return null;
+  const i = ci.l_code[ci.l_savedpc - 1];
+  if (!i) return null;
+  const k = ci.func.value.p.k;
+  const rk = (x: number) => (lopcodes.ISK(x) ? k[lopcodes.INDEXK(x)] : L.stack[ci.l_base + x]);
+  switch (i.opcode) {
+    case lopcodes.OpCodesI.OP_GETTABUP:
+    case lopcodes.OpCodesI.OP_GETTABLE:
+    case lopcodes.OpCodesI.OP_SELF:
+      return rk(i.C);
+    case lopcodes.OpCodesI.OP_SETTABUP:
+    case lopcodes.OpCodesI.OP_SETTABLE:
+      return rk(i.B);
+    default:
+      return null;
+  }
+}
+
+function runerror(L: LuaState, msg: string): never {
+  // `%` must not be read as a format directive by luaO_pushvfstring.
+  ldebug.luaG_runerror(L, to_luastring('%s'), to_luastring(msg));
+  throw new Error('unreachable');
+}
+
+export function installPatches(): void {
+  if (patched) return;
+  patched = true;
+  const T = ltm.TMS;
+  Object.assign(EVENT_NAMES, {
+    [T.TM_ADD]: 'add',
+    [T.TM_SUB]: 'sub',
+    [T.TM_MUL]: 'mul',
+    [T.TM_DIV]: 'div',
+    [T.TM_MOD]: 'mod',
+    [T.TM_POW]: 'pow',
+    [T.TM_UNM]: 'unm',
+    [T.TM_IDIV]: 'div',
+  });
+
+  lobject.luaO_tostring = (L: LuaState, obj: Any) => {
+    const s = obj.ttisinteger() ? String(obj.value) : formatLuaNumber(obj.value);
+    obj.setsvalue(lstring.luaS_bless(L, to_luastring(s)));
+  };
+
+  // gopher-lua has no integer subtype: every numeral is a float64. fengari's 32-bit integers would
+  // otherwise wrap (`65536 * 65536`) and make `x % 0` an error instead of NaN.
+  const origStr2num = lobject.luaO_str2num;
+  lobject.luaO_str2num = (s: Uint8Array, o: Any) => {
+    const r = origStr2num(s, o);
+    if (r !== 0 && o.ttisinteger()) {
+      const text = to_jsstring(s.subarray(0, r - 1)).trim();
+      const hex = /^([+-]?)0[xX]([0-9a-fA-F]+)$/.exec(text);
+      o.setfltvalue(hex ? (hex[1] === '-' ? -1 : 1) * Number.parseInt(hex[2]!, 16) : o.value);
+    }
+    return r;
+  };
+
+  // fengari shrinks the stack with `delete`, which costs a runtime call per slot and eventually turns
+  // the array into a slow dictionary. Slots above `top` are never written through before being replaced
+  // by a fresh value (fengari's own code relies on them being absent), so leaving them is safe.
+  const LUA_TNIL = 0;
+  const MASK_RET_LINE = (1 << 1) | (1 << 2);
+  const origAdjustTop = ldo.adjust_top;
+  // Slot objects above top can also be reused when the stack grows again: a returning function's
+  // captured locals were already swapped for fresh values by luaF_close, so no closure shares them.
+  ldo.adjust_top = (L: Any, newtop: number) => {
+    const stack = L.stack;
+    while (L.top < newtop) {
+      const slot = stack[L.top];
+      if (slot === undefined) stack[L.top] = new lobject.TValue(LUA_TNIL, null);
+      else slot.setnilvalue();
+      L.top++;
+    }
+    L.top = newtop;
+  };
+  void origAdjustTop;
+  const origPoscall = ldo.luaD_poscall;
+  ldo.luaD_poscall = (L: Any, ci: Any, firstResult: number, nres: number) => {
+    if (L.hookmask & MASK_RET_LINE) return origPoscall(L, ci, firstResult, nres);
+    const wanted = ci.nresults;
+    const res = ci.funcOff;
+    L.ci = ci.previous;
+    L.ci.next = null;
+    const stack = L.stack;
+    switch (wanted) {
+      case 0:
+        break;
+      case 1:
+        if (nres === 0) stack[res].setnilvalue();
+        else stack[res].setfrom(stack[firstResult]);
+        break;
+      case -1:
+        for (let i = 0; i < nres; i++) stack[res + i].setfrom(stack[firstResult + i]);
+        L.top = res + nres;
+        return false;
+      default: {
+        let i = 0;
+        if (wanted <= nres) {
+          for (; i < wanted; i++) stack[res + i].setfrom(stack[firstResult + i]);
+        } else {
+          for (; i < nres; i++) stack[res + i].setfrom(stack[firstResult + i]);
+          for (; i < wanted; i++) {
+            if (res + i >= L.top) stack[res + i] = new lobject.TValue(LUA_TNIL, null);
+            else stack[res + i].setnilvalue();
+          }
+        }
+      }
+    }
+    L.top = res + wanted;
+    return true;
+  };
+
+  // Calls: the same as fengari's luaD_precall/luaD_call, but going through the non-deleting poscall and
+  // adjust_top above. Vararg functions, hooks on calls and `__call` metamethods use the originals.
+  const CT = defs.constant_types;
+  const MASK_CALL = 1 << 0;
+  const LUA_MINSTACK = 20;
+  const CIST_LUA = lstate.CIST_LUA;
+  const origPrecall = ldo.luaD_precall;
+  ldo.luaD_precall = (L: Any, off: number, nresults: number): boolean => {
+    const func = L.stack[off];
+    const t = func.type;
+    if (L.hookmask & MASK_CALL) return origPrecall(L, off, nresults);
+    if (t === CT.LUA_TLCF || t === CT.LUA_TCCL) {
+      const f = t === CT.LUA_TCCL ? func.value.f : func.value;
+      ldo.luaD_checkstack(L, LUA_MINSTACK);
+      const ci = lstate.luaE_extendCI(L);
+      ci.funcOff = off;
+      ci.nresults = nresults;
+      ci.func = func;
+      ci.top = L.top + LUA_MINSTACK;
+      ci.callstatus = 0;
+      const n = f(L);
+      if (typeof n !== 'number' || n < 0 || (n | 0) !== n) throw Error('invalid return value from JS function (expected integer)');
+      ldo.luaD_poscall(L, ci, L.top - n, n);
+      return true;
+    }
+    if (t === CT.LUA_TLCL) {
+      const p = func.value.p;
+      if (p.is_vararg) return origPrecall(L, off, nresults);
+      let n = L.top - off - 1;
+      const fsize = p.maxstacksize;
+      ldo.luaD_checkstack(L, fsize);
+      for (; n < p.numparams; n++) L.stack[L.top++] = new lobject.TValue(LUA_TNIL, null);
+      const base = off + 1;
+      const ci = lstate.luaE_extendCI(L);
+      ci.funcOff = off;
+      ci.nresults = nresults;
+      ci.func = func;
+      ci.l_base = base;
+      ci.top = base + fsize;
+      ldo.adjust_top(L, ci.top);
+      ci.l_code = p.code;
+      ci.l_savedpc = 0;
+      ci.callstatus = CIST_LUA;
+      return false;
+    }
+    return origPrecall(L, off, nresults);
+  };
+  const origCall = ldo.luaD_call;
+  ldo.luaD_call = (L: Any, off: number, nResults: number) => {
+    if (L.nCcalls + 1 >= 200) return origCall(L, off, nResults);
+    L.nCcalls++;
+    if (!ldo.luaD_precall(L, off, nResults)) lvm.luaV_execute(L);
+    L.nCcalls--;
+  };
+
+  // Table inserts: fengari's `add` clears a (usually empty) map of dead keys on every insert, which
+  // allocates; these versions clear it only when it holds something. Deletions and unusual keys keep
+  // using fengari's own code.
+  const TNUMINT = CT.LUA_TNUMINT;
+  const TNUMFLT = CT.LUA_TNUMFLT;
+  const TLNGSTR = CT.LUA_TLNGSTR;
+  const TSHRSTR = CT.LUA_TSHRSTR;
+  const fastAdd = (t: Any, hash: unknown, key: Any, value: Any) => {
+    if (t.dead_strong.size !== 0) t.dead_strong.clear();
+    t.dead_weak = undefined;
+    const prev = t.l;
+    const entry = { key, value, p: prev, n: undefined };
+    if (!t.f) t.f = entry;
+    if (prev) prev.n = entry;
+    t.strong.set(hash, entry);
+    t.l = entry;
+  };
+  const origSetfrom = ltable.luaH_setfrom;
+  ltable.luaH_setfrom = (L: Any, t: Any, key: Any, value: Any) => {
+    if (value.ttisnil()) return origSetfrom(L, t, key, value);
+    const kt = key.type;
+    let hash: unknown;
+    let ktype = kt;
+    if (kt === TLNGSTR || kt === TSHRSTR) hash = lstring.luaS_hashlongstr(key.value);
+    else if (kt === TNUMINT) hash = key.value;
+    else if (kt === TNUMFLT) {
+      const v = key.value;
+      if (v !== v) return origSetfrom(L, t, key, value);
+      hash = v;
+      if ((v | 0) === v) ktype = TNUMINT;
+    } else return origSetfrom(L, t, key, value);
+    const e = t.strong.get(hash);
+    if (e) e.value.setfrom(value);
+    else fastAdd(t, hash, new lobject.TValue(ktype, key.value), new lobject.TValue(value.type, value.value));
+  };
+  const origSetint = ltable.luaH_setint;
+  ltable.luaH_setint = (t: Any, key: number, value: Any) => {
+    if (value.ttisnil()) return origSetint(t, key, value);
+    const e = t.strong.get(key);
+    if (e) e.value.setfrom(value);
+    else fastAdd(t, key, new lobject.TValue(TNUMINT, key), new lobject.TValue(value.type, value.value));
+  };
+
+  // The API functions the sandbox calls most pop with `delete` too; these equivalents only move top.
+  const REGISTRY = lua.LUA_REGISTRYINDEX;
+  const slotOf = (L: Any, idx: number): Any => {
+    if (idx > 0) return L.stack[L.ci.funcOff + idx];
+    if (idx > REGISTRY) return L.stack[L.top + idx];
+    if (idx === REGISTRY) return L.l_G.l_registry;
+    return null;
+  };
+  const origRawset = lua.lua_rawset;
+  lua.lua_rawset = (L: Any, idx: number) => {
+    const o = slotOf(L, idx);
+    if (!o || !o.ttistable()) return origRawset(L, idx);
+    ltable.luaH_setfrom(L, o.value, L.stack[L.top - 2], L.stack[L.top - 1]);
+    o.value.flags = 0;
+    L.top -= 2;
+  };
+  const origRawseti = lua.lua_rawseti;
+  lua.lua_rawseti = (L: Any, idx: number, n: number) => {
+    const o = slotOf(L, idx);
+    if (!o || !o.ttistable() || (n | 0) !== n) return origRawseti(L, idx, n);
+    ltable.luaH_setint(o.value, n, L.stack[L.top - 1]);
+    L.top -= 1;
+  };
+  const origSetmetatable = lua.lua_setmetatable;
+  lua.lua_setmetatable = (L: Any, idx: number) => {
+    const o = slotOf(L, idx);
+    const mt = L.stack[L.top - 1];
+    if (!o || !o.ttistable() || !mt.ttistable()) return origSetmetatable(L, idx);
+    o.value.metatable = mt.value;
+    L.top -= 1;
+    return true;
+  };
+
+  const origSetsvalue2s = lobject.setsvalue2s;
+  lobject.setsvalue2s = (L: LuaState, idx: number, ts: Any) => {
+    const len = ts.realstring.length;
+    if (len > 4096) {
+      const acc = accounting.get(L.l_G);
+      if (acc) {
+        acc.stringBytes += len;
+        if (len > MAX_STRING_BYTES || acc.stringBytes > acc.limit) acc.onStringLimit(L, len);
+        // Building big strings is slow work between instruction hooks: check the clock too.
+        if (len > 65536) acc.onLargeString(L);
+      }
+    }
+    origSetsvalue2s(L, idx, ts);
+  };
+
+  // Metamethod calls (every lazy field read goes through __index) without the popping `delete`.
+  ltm.luaT_callTM = (L: Any, f: Any, p1: Any, p2: Any, p3: Any, hasres: number | boolean) => {
+    const func = L.top;
+    lobject.pushobj2s(L, f);
+    lobject.pushobj2s(L, p1);
+    lobject.pushobj2s(L, p2);
+    if (!hasres) lobject.pushobj2s(L, p3);
+    if (L.ci.callstatus & CIST_LUA) ldo.luaD_call(L, func, hasres);
+    else ldo.luaD_callnoyield(L, func, hasres);
+    if (hasres) {
+      const tv = L.stack[L.top - 1];
+      L.top--;
+      p3.setfrom(tv);
+    }
+  };
+
+  const origTryBin = ltm.luaT_trybinTM;
+  ltm.luaT_trybinTM = (L: LuaState, p1: Any, p2: Any, res: Any, event: number) => {
+    lastBinEvent = event;
+    return origTryBin(L, p1, p2, res, event);
+  };
+
+  ldebug.luaG_typeerror = (L: LuaState, o: Any, op: Uint8Array) => {
+    const what = to_jsstring(op);
+    const t = gopherTypeName(L, o);
+    if (what === 'index') runerror(L, `attempt to index a non-table object(${t}) with key '${keyToString(L, currentIndexKey(L))}'`);
+    if (what === 'call') runerror(L, 'attempt to call a non-function object');
+    if (what === 'get length of') runerror(L, '__len undefined');
+    runerror(L, `attempt to ${what} a ${t} value`);
+  };
+  ldebug.luaG_concaterror = (L: LuaState, p1: Any, p2: Any) => {
+    runerror(L, `cannot perform concat operation between ${gopherTypeName(L, p1)} and ${gopherTypeName(L, p2)}`);
+  };
+  ldebug.luaG_opinterror = (L: LuaState, p1: Any, p2: Any) => {
+    const ev = EVENT_NAMES[lastBinEvent] ?? 'arith';
+    if (ev === 'unm') runerror(L, '__unm undefined');
+    runerror(L, `cannot perform ${ev} operation between ${gopherTypeName(L, p1)} and ${gopherTypeName(L, p2)}`);
+  };
+  ldebug.luaG_ordererror = (L: LuaState, p1: Any, p2: Any) => {
+    runerror(L, `attempt to compare ${gopherTypeName(L, p1)} with ${gopherTypeName(L, p2)}`);
+  };
+}
+
+/** Raises a Lua error with the current line prefixed (`<string>:12: msg`), like gopher's RaiseError. */
+export function raiseError(L: LuaState, msg: string): never {
+  lauxlib.luaL_where(L, 1);
+  lua.lua_pushstring(L, to_luastring(msg));
+  lua.lua_concat(L, 2);
+  lua.lua_error(L);
+  throw new Error('unreachable');
+}
+
+/** Raises a Lua error whose value is exactly `msg` (no position), like a Go panic turned into an error. */
+export function raiseRaw(L: LuaState, msg: string): never {
+  lua.lua_pushstring(L, to_luastring(msg));
+  lua.lua_error(L);
+  throw new Error('unreachable');
+}
+
+// String interning: keys of Kubernetes objects repeat endlessly; a shared immutable TString keeps its
+// cached hash, which is most of the cost of a table lookup in fengari.
+const internCache = new Map<string, Any>();
+const INTERN_MAX_LEN = 64;
+const INTERN_MAX_ENTRIES = 50_000;
+
+export function pushString(L: LuaState, s: string): void {
+  if (s.length <= INTERN_MAX_LEN) {
+    let ts = internCache.get(s);
+    if (ts === undefined) {
+      ts = lstring.luaS_bless(L, to_luastring(s));
+      if (internCache.size < INTERN_MAX_ENTRIES) internCache.set(s, ts);
+    }
+    lobject.pushsvalue2s(L, ts);
+    return;
+  }
+  lua.lua_pushstring(L, to_luastring(s));
+}
+
+const JS = '__karmadaLiteJs';
+
+/** Reads a Lua string at idx as a JS string, caching the UTF-8 decode on the interned object. */
+export function toJsString(L: LuaState, idx: number): string {
+  const pos = idx < 0 ? L.top + idx : L.ci.funcOff + idx;
+  const o = pos < L.top ? L.stack[pos] : undefined;
+  if (o && o.ttisstring && o.ttisstring()) {
+    // The decoded form is kept on the (immutable) string object.
+    const ts = o.value;
+    let s: string | undefined = ts[JS];
+    if (s === undefined) {
+      s = decodeLuaString(ts.realstring);
+      ts[JS] = s;
+    }
+    return s;
+  }
+  return lua.lua_tojsstring(L, idx);
+}
+
+/** Decodes bytes leniently: invalid UTF-8 maps to U+FFFD instead of throwing (Go does the same). */
+export function decodeLuaString(u8: Uint8Array): string {
+  let ascii = true;
+  for (let i = 0; i < u8.length; i++) {
+    if (u8[i]! >= 0x80) {
+      ascii = false;
+      break;
+    }
+  }
+  if (ascii) {
+    if (u8.length < 256) return String.fromCharCode.apply(null, u8 as unknown as number[]);
+    return Buffer.from(u8.buffer, u8.byteOffset, u8.byteLength).toString('latin1');
+  }
+  return Buffer.from(u8.buffer, u8.byteOffset, u8.byteLength).toString('utf8');
+}
+
+/** Bytes of the Lua string at idx (no decoding). */
+export function toBytes(L: LuaState, idx: number): Uint8Array {
+  return lua.lua_tolstring(L, idx);
+}

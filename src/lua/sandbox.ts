@@ -1,0 +1,481 @@
+/**
+ * One long-lived Lua state that runs Karmada customization scripts in isolation.
+ *
+ * - Compile once: each script's chunk is compiled on first use and cached by content.
+ * - Fresh globals per call: globals live in a raw-empty table that reads through to the base library
+ *   table and records writes; after every call the recorded writes are removed, so nothing a script or
+ *   a call defines is visible to another. Library tables are protected the same way. A chunk whose top
+ *   level cannot hold state (reuse.ts) runs once; otherwise it runs before every call, as in Karmada.
+ * - Budgets: an instruction-count hook checks the deadline and the heap; long-running library code
+ *   (pattern matching, string building, result encoding) checks it too. pcall cannot catch the abort.
+ * - Memory: strings are counted as they are built; heap and external memory are sampled in the hook.
+ *   The state is not re-entrant and keeps serving after any failure.
+ */
+import { getHeapStatistics } from 'node:v8';
+import { installLazyMeta } from './convert.js';
+import {
+  fengariInternals,
+  installPatches,
+  lauxlib,
+  lua,
+  MAX_STRING_BYTES,
+  pushString,
+  raiseRaw,
+  setAccounting,
+  to_jsstring,
+  to_luastring,
+  type StateAccounting,
+  toJsString,
+  type LuaState,
+} from './fengari.js';
+import { chunkIsReusable } from './reuse.js';
+import { openLibraries, type Libraries, type Protected } from './stdlib.js';
+import { gopherCompileMessage, lua51Violation } from './syntax.js';
+
+export interface SandboxOptions {
+  /** Wall-clock budget per call in milliseconds (default 1000, Karmada's 1 s). */
+  budgetMs?: number;
+  /** Heap growth plus string bytes a single call may allocate (default 256 MiB). */
+  memoryLimitBytes?: number;
+  /** Compiled scripts kept (least recently used beyond this are dropped). */
+  maxCachedScripts?: number;
+  /** Where `print` goes; discarded by default so scripts cannot write to the controller's output. */
+  print?: (line: string) => void;
+  /** Clock for os.time/os.date (tests pin it). */
+  nowMs?: () => number;
+}
+
+/** Why a call failed: the script's own error, a compile error, or a budget it exceeded. */
+export type LuaFailureKind = 'compile' | 'runtime' | 'timeout' | 'memory';
+
+export class LuaScriptError extends Error {
+  constructor(
+    message: string,
+    readonly kind: LuaFailureKind,
+  ) {
+    super(message);
+    this.name = 'LuaScriptError';
+  }
+}
+
+interface CallState {
+  deadline: number;
+  heapStart: number;
+  hooks: number;
+  aborted: LuaFailureKind | null;
+  abortMessage: string;
+  op: string;
+}
+
+const HOOK_EVERY = 1000;
+const STACK_SLOTS = 16384;
+const STACK_RESET_EVERY = 4096;
+const EXTRA_STACK = 5;
+const TValue = fengariInternals.lobject.TValue;
+const MAX_CALL_DEPTH = 256;
+
+/** JS heap plus external memory: Lua strings are byte arrays, whose large backing stores live outside the heap. */
+function memoryInUse(): number {
+  const h = getHeapStatistics();
+  return h.used_heap_size + h.external_memory;
+}
+
+function callDepthExceeds(L: LuaState, max: number): boolean {
+  let ci = L.ci;
+  for (let d = 0; ci; d++) {
+    if (d > max) return true;
+    ci = ci.previous;
+  }
+  return false;
+}
+const HEAP_CHECK_EVERY = 16;
+
+function formatBudget(ms: number): string {
+  if (ms % 1000 === 0) return `${ms / 1000}s`;
+  if (ms > 1000) return `${ms / 1000}s`;
+  return `${ms}ms`;
+}
+
+/** A compiled script: its chunk (run before every call) and, when safe, a run-once environment. */
+interface Compiled {
+  chunkRef: number;
+  /** undefined: not tried yet; null: the chunk must run before every call. */
+  reuse?: ReusableChunk | null;
+}
+
+interface ReusableChunk {
+  /** Per-call global layer: raw-empty, reads through to the chunk's globals, writes recorded. */
+  env: Protected;
+  /** Entry functions already looked up. */
+  fnRefs: Map<string, number>;
+}
+
+/** Reads what a call returned, with the Lua stack holding the results at 1..n. */
+export type ResultReader<T> = (L: LuaState, nresults: number) => T;
+
+export class LuaSandbox {
+  readonly budgetMs: number;
+  readonly memoryLimitBytes: number;
+  private readonly L: LuaState;
+  private readonly libs: Libraries;
+  private readonly cache = new Map<string, Compiled | string>();
+  private readonly maxCached: number;
+  private call: CallState | null = null;
+  private calls = 0;
+  private lookups = 0;
+  private readonly print: (line: string) => void;
+  private readonly nowMs: () => number;
+  private readonly acc: StateAccounting;
+
+  constructor(opts: SandboxOptions = {}) {
+    installPatches();
+    this.budgetMs = opts.budgetMs ?? 1000;
+    this.memoryLimitBytes = opts.memoryLimitBytes ?? 256 * 1024 * 1024;
+    this.maxCached = opts.maxCachedScripts ?? 2000;
+    this.print = opts.print ?? (() => {});
+    this.nowMs = opts.nowMs ?? Date.now;
+    const L = lauxlib.luaL_newstate();
+    this.L = L;
+    installLazyMeta(L);
+    this.libs = openLibraries(L, {
+      tick: (L) => this.tick(L),
+      aborted: () => this.call?.aborted != null,
+      allocated: (L, bytes) => {
+        if (!this.call) return;
+        this.acc.stringBytes += bytes;
+        if (bytes > MAX_STRING_BYTES) this.abort(L, 'memory', `string of ${bytes} bytes exceeds the ${MAX_STRING_BYTES} byte limit`);
+        if (this.acc.stringBytes > this.memoryLimitBytes) this.abort(L, 'memory', `script built more than ${this.memoryLimitBytes} bytes of strings`);
+        this.tick(L);
+      },
+      print: (line) => this.print(line),
+      nowMs: () => this.nowMs(),
+    });
+    this.acc = {
+      stringBytes: 0,
+      limit: this.memoryLimitBytes,
+      onStringLimit: (L, size) => {
+        const c = this.call;
+        if (!c) return;
+        if (size > MAX_STRING_BYTES) this.abort(L, 'memory', `string of ${size} bytes exceeds the ${MAX_STRING_BYTES} byte limit`);
+        this.abort(L, 'memory', `script built more than ${this.memoryLimitBytes} bytes of strings`);
+      },
+      onLargeString: (L) => this.tick(L),
+    };
+    setAccounting(L, this.acc);
+    // Route unexpected JS exceptions (e.g. an allocation failure) into Lua errors so the state survives.
+    lua.lua_atnativeerror(L, (L: LuaState) => {
+      const e = lua.lua_touserdata(L, -1) as unknown;
+      const msg = e instanceof Error ? e.message : String(e);
+      if (e instanceof RangeError && this.call && !this.call.aborted) {
+        this.call.aborted = 'memory';
+        this.call.abortMessage = msg;
+      }
+      lua.lua_pushstring(L, to_luastring(msg));
+      return 1;
+    });
+    lua.lua_sethook(L, (L: LuaState) => this.hook(L), lua.LUA_MASKCOUNT, HOOK_EVERY);
+    this.resetStack();
+  }
+
+  /**
+   * fengari shrinks its stack with `delete`, which soon turns the stack array into a slow dictionary in
+   * V8 (a sparse array of 64+ slots). A large array kept full of values stays dense; it is rebuilt now
+   * and then, between calls, when no open upvalue points into it.
+   */
+  private resetStack(): void {
+    const L = this.L;
+    const size = Math.max(STACK_SLOTS, L.stack.length);
+    const fresh = new Array(size);
+    // Slots below top are live; the rest are cleared so stale ones release what they held.
+    for (let i = 0; i < size; i++) {
+      const slot = L.stack[i];
+      if (i < L.top) fresh[i] = slot;
+      else if (slot === undefined) fresh[i] = new TValue(lua.LUA_TNIL, null);
+      else {
+        slot.setnilvalue();
+        fresh[i] = slot;
+      }
+    }
+    L.stack = fresh;
+    L.stack_last = size - EXTRA_STACK;
+  }
+
+  /** Compiles without running; returns null or the gopher-style compile error. Cached. */
+  compile(script: string): string | null {
+    const r = this.compiled(script);
+    return typeof r === 'string' ? r : null;
+  }
+
+  private compiled(script: string): Compiled | string {
+    const hit = this.cache.get(script);
+    if (hit !== undefined) {
+      // Re-inserting keeps the map in least-recently-used order; doing it for every call would cost
+      // more than the eviction accuracy is worth, so only now and then.
+      if ((++this.lookups & 63) === 0) {
+        this.cache.delete(script);
+        this.cache.set(script, hit);
+      }
+      return hit;
+    }
+    const L = this.L;
+    let result: Compiled | string;
+    const violation = lua51Violation(script);
+    if (violation) result = violation;
+    else {
+      const status = lauxlib.luaL_loadbuffer(L, to_luastring(script), null, to_luastring('=<string>'));
+      if (status !== lua.LUA_OK) {
+        result = gopherCompileMessage(script, toJsString(L, -1));
+        lua.lua_pop(L, 1);
+      } else {
+        lua.lua_rawgeti(L, lua.LUA_REGISTRYINDEX, this.libs.envRef);
+        lua.lua_setupvalue(L, -2, 1);
+        result = { chunkRef: lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX) };
+      }
+    }
+    this.cache.set(script, result);
+    if (this.cache.size > this.maxCached) {
+      const [oldKey, oldVal] = this.cache.entries().next().value as [string, Compiled | string];
+      this.cache.delete(oldKey);
+      if (typeof oldVal !== 'string') this.release(oldVal);
+    }
+    return result;
+  }
+
+  /**
+   * Runs `script`, then calls its global function `fnName` with the arguments `pushArgs` pushes, and
+   * hands the results to `read` (still inside the budget). Throws LuaScriptError with Karmada's texts:
+   * `not found function F`, `F is not a function: table`, `<string>:3: ...`.
+   */
+  run<T>(script: string, fnName: string, op: string, pushArgs: (L: LuaState) => number, nresults: number, read: ResultReader<T>): T {
+    const L = this.L;
+    if (this.call) throw new Error('LuaSandbox is not re-entrant: run calls must not nest');
+    const start = performance.now();
+    this.call = {
+      deadline: start + this.budgetMs,
+      heapStart: -1,
+      hooks: 0,
+      aborted: null,
+      abortMessage: '',
+      op,
+    };
+    this.acc.stringBytes = 0;
+    let reuseEnv: Protected | null = null;
+    try {
+      const chunk = this.compiled(script);
+      if (typeof chunk === 'string') throw new LuaScriptError(chunk, 'compile');
+      lua.lua_settop(L, 0);
+      if (chunk.reuse === undefined) chunk.reuse = this.prepareReuse(script);
+      if (chunk.reuse) {
+        reuseEnv = chunk.reuse.env;
+        this.pushReusedFunction(chunk.reuse, fnName);
+      }
+      else {
+        lua.lua_rawgeti(L, lua.LUA_REGISTRYINDEX, chunk.chunkRef);
+        if (lua.lua_pcall(L, 0, 0, 0) !== lua.LUA_OK) throw this.failure();
+        lua.lua_rawgeti(L, lua.LUA_REGISTRYINDEX, this.libs.envRef);
+        pushString(L, fnName);
+        lua.lua_gettable(L, -2);
+        lua.lua_remove(L, -2);
+        checkEntry(L, fnName);
+      }
+      const nargs = pushArgs(L);
+      if (lua.lua_pcall(L, nargs, nresults, 0) !== lua.LUA_OK) throw this.failure();
+      const out = read(L, nresults);
+      this.checkDeadline();
+      return out;
+    } catch (e) {
+      if (e instanceof LuaScriptError) throw e;
+      const c = this.call;
+      if (c?.aborted) throw new LuaScriptError(this.abortText(c), c.aborted);
+      throw e;
+    } finally {
+      this.cleanup(reuseEnv);
+      this.call = null;
+      if (++this.calls % STACK_RESET_EVERY === 0) this.resetStack();
+    }
+  }
+
+  /**
+   * Runs the chunk once into its own global table when that is indistinguishable from running it per
+   * call (see reuse.ts). Returns null when the chunk must run before every call.
+   */
+  private prepareReuse(script: string): ReusableChunk | null {
+    const L = this.L;
+    if (lauxlib.luaL_loadbuffer(L, to_luastring(script), null, to_luastring('=<string>')) !== lua.LUA_OK) {
+      lua.lua_settop(L, 0);
+      return null;
+    }
+    const chunkIdx = lua.lua_gettop(L);
+    if (!chunkIsReusable(L.stack[L.top - 1].value.p)) {
+      lua.lua_settop(L, 0);
+      return null;
+    }
+    // D: the chunk's own globals, reading through to the base library. The base entries are copied in
+    // too (library tables stay the shared protected proxies): one lookup fewer for every global read.
+    lua.lua_createtable(L, 0, 64);
+    const D = lua.lua_gettop(L);
+    lua.lua_rawgeti(L, lua.LUA_REGISTRYINDEX, this.libs.baseRef);
+    lua.lua_pushnil(L);
+    while (lua.lua_next(L, -2) !== 0) {
+      lua.lua_pushvalue(L, -2);
+      lua.lua_insert(L, -2);
+      lua.lua_rawset(L, D);
+    }
+    lua.lua_pop(L, 1);
+    lua.lua_createtable(L, 0, 1);
+    pushString(L, '__index');
+    lua.lua_rawgeti(L, lua.LUA_REGISTRYINDEX, this.libs.baseRef);
+    lua.lua_rawset(L, -3);
+    lua.lua_setmetatable(L, D);
+    lua.lua_pushvalue(L, D);
+    lua.lua_setupvalue(L, chunkIdx, 1);
+    lua.lua_pushvalue(L, chunkIdx);
+    if (lua.lua_pcall(L, 0, 0, 0) !== lua.LUA_OK) {
+      lua.lua_settop(L, 0);
+      return null;
+    }
+    // E: the per-call layer every function of the chunk now sees as _ENV.
+    const env: Protected = { ref: 0, dirty: false };
+    lua.lua_createtable(L, 0, 0);
+    const E = lua.lua_gettop(L);
+    lua.lua_createtable(L, 0, 2);
+    pushString(L, '__index');
+    lua.lua_pushvalue(L, D);
+    lua.lua_rawset(L, -3);
+    pushString(L, '__newindex');
+    lua.lua_pushcfunction(L, (L: LuaState) => {
+      env.dirty = true;
+      lua.lua_settop(L, 3);
+      lua.lua_rawset(L, 1);
+      return 0;
+    });
+    lua.lua_rawset(L, -3);
+    lua.lua_setmetatable(L, E);
+    pushString(L, '_G');
+    lua.lua_pushvalue(L, E);
+    lua.lua_rawset(L, D);
+    lua.lua_pushvalue(L, E);
+    lua.lua_setupvalue(L, chunkIdx, 1);
+    lua.lua_pushvalue(L, E);
+    env.ref = lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX);
+    lua.lua_settop(L, 0);
+    return { env, fnRefs: new Map() };
+  }
+
+  private pushReusedFunction(r: ReusableChunk, fnName: string): void {
+    const L = this.L;
+    const ref = r.fnRefs.get(fnName);
+    if (ref !== undefined) {
+      lua.lua_rawgeti(L, lua.LUA_REGISTRYINDEX, ref);
+      return;
+    }
+    lua.lua_rawgeti(L, lua.LUA_REGISTRYINDEX, r.env.ref);
+    pushString(L, fnName);
+    lua.lua_gettable(L, -2);
+    lua.lua_remove(L, -2);
+    checkEntry(L, fnName);
+    lua.lua_pushvalue(L, -1);
+    r.fnRefs.set(fnName, lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX));
+  }
+
+  private release(c: Compiled): void {
+    const L = this.L;
+    lauxlib.luaL_unref(L, lua.LUA_REGISTRYINDEX, c.chunkRef);
+    if (c.reuse) {
+      lauxlib.luaL_unref(L, lua.LUA_REGISTRYINDEX, c.reuse.env.ref);
+      for (const ref of c.reuse.fnRefs.values()) lauxlib.luaL_unref(L, lua.LUA_REGISTRYINDEX, ref);
+    }
+  }
+
+  /** Throws if the running call is over budget; for JS code working on a call's behalf. */
+  checkDeadline(): void {
+    const c = this.call;
+    if (c && (c.aborted || performance.now() > c.deadline)) {
+      if (!c.aborted) c.aborted = 'timeout';
+      throw new LuaScriptError(this.abortText(c), c.aborted);
+    }
+  }
+
+  private abortText(c: CallState): string {
+    if (c.aborted === 'memory') return `${c.op}: script exceeded its memory limit (${c.abortMessage})`;
+    return `${c.op}: script exceeded its ${formatBudget(this.budgetMs)} budget`;
+  }
+
+  private failure(): LuaScriptError {
+    const c = this.call!;
+    if (c.aborted) return new LuaScriptError(this.abortText(c), c.aborted);
+    const L = this.L;
+    const t = lua.lua_type(L, -1);
+    let msg: string;
+    if (t === lua.LUA_TSTRING || t === lua.LUA_TNUMBER) msg = toJsString(L, -1);
+    else {
+      lauxlib.luaL_tolstring(L, -1);
+      msg = toJsString(L, -1);
+    }
+    return new LuaScriptError(msg, 'runtime');
+  }
+
+  private hook(L: LuaState): void {
+    const c = this.call;
+    if (!c) return;
+    if (c.aborted) raiseRaw(L, this.abortText(c));
+    if (performance.now() > c.deadline) this.abort(L, 'timeout', '');
+    if (callDepthExceeds(L, MAX_CALL_DEPTH)) {
+      // gopher-lua's call stack holds 256 frames; deeper recursion fails there too.
+      lauxlib.luaL_error(L, to_luastring('stack overflow'));
+    }
+    if (c.heapStart < 0) c.heapStart = memoryInUse();
+    else if (++c.hooks % HEAP_CHECK_EVERY === 0) {
+      const grown = memoryInUse() - c.heapStart;
+      if (grown > this.memoryLimitBytes) this.abort(L, 'memory', `heap grew by ${grown} bytes`);
+    }
+  }
+
+  private tick(L: LuaState): void {
+    const c = this.call;
+    if (!c) return;
+    if (c.aborted) raiseRaw(L, this.abortText(c));
+    if (performance.now() > c.deadline) this.abort(L, 'timeout', '');
+  }
+
+  private abort(L: LuaState, kind: LuaFailureKind, detail: string): never {
+    const c = this.call!;
+    if (!c.aborted) {
+      c.aborted = kind;
+      c.abortMessage = detail;
+    }
+    raiseRaw(L, this.abortText(c));
+  }
+
+  /** Undoes every global and library write of the finished call. */
+  private cleanup(extra: Protected | null): void {
+    const L = this.L;
+    lua.lua_settop(L, 0);
+    const tables = extra ? [...this.libs.protectedTables, extra] : this.libs.protectedTables;
+    for (const p of tables) {
+      if (!p.dirty) continue;
+      p.dirty = false;
+      lua.lua_rawgeti(L, lua.LUA_REGISTRYINDEX, p.ref);
+      // Clearing fields during traversal is allowed in Lua.
+      lua.lua_pushnil(L);
+      while (lua.lua_next(L, 1) !== 0) {
+        lua.lua_pop(L, 1);
+        lua.lua_pushvalue(L, -1);
+        lua.lua_pushnil(L);
+        lua.lua_rawset(L, 1);
+      }
+      lua.lua_settop(L, 0);
+    }
+  }
+}
+
+/** Karmada's checks on the entry function: `not found function F`, `F is not a function: <type>`. */
+function checkEntry(L: LuaState, fnName: string): void {
+  const t = lua.lua_type(L, -1);
+  if (t === lua.LUA_TNIL) throw new LuaScriptError(`not found function ${fnName}`, 'runtime');
+  if (t !== lua.LUA_TFUNCTION) throw new LuaScriptError(`${fnName} is not a function: ${toJsString0(L, t)}`, 'runtime');
+}
+
+function toJsString0(L: LuaState, t: number): string {
+  return to_jsstring(lua.lua_typename(L, t));
+}

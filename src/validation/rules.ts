@@ -1,0 +1,97 @@
+/**
+ * The admission rules of every kind behind one entry point, shared by the webhook and the offline linter:
+ * `mutate` is what the mutating webhook does, `validate` what the validating webhook does.
+ */
+import type { FieldError } from './field-errors.js';
+import { isObj, type Obj } from './json.js';
+import { validateResourceBinding, type FeatureGates } from './binding.js';
+import { mutateBinding, mutateOverridePolicy, mutatePropagationPolicy, mutateWork, type Mutated } from './defaulting.js';
+import { validateOverridePolicy } from './override.js';
+import { validatePropagationPolicy, type PolicyAdmission } from './propagation.js';
+import { validateRic, type LuaCompile } from './ric.js';
+import { luaCompile } from './lua-compile.js';
+
+export type { FeatureGates, LuaCompile, PolicyAdmission };
+
+export interface RuleContext {
+  gates?: FeatureGates;
+  /** RICs already in the cluster (or earlier in the linted files), for the conflict check. */
+  existingRics?: Iterable<Obj>;
+  compileLua?: LuaCompile;
+  uuid?: () => string;
+}
+
+export type AdmissionKind =
+  | 'PropagationPolicy'
+  | 'ClusterPropagationPolicy'
+  | 'OverridePolicy'
+  | 'ClusterOverridePolicy'
+  | 'ResourceBinding'
+  | 'ClusterResourceBinding'
+  | 'Work'
+  | 'ResourceInterpreterCustomization';
+
+export const ADMISSION_KINDS: readonly AdmissionKind[] = [
+  'PropagationPolicy',
+  'ClusterPropagationPolicy',
+  'OverridePolicy',
+  'ClusterOverridePolicy',
+  'ResourceBinding',
+  'ClusterResourceBinding',
+  'Work',
+  'ResourceInterpreterCustomization',
+];
+
+export function isAdmissionKind(kind: unknown): kind is AdmissionKind {
+  return ADMISSION_KINDS.includes(kind as AdmissionKind);
+}
+
+/** Kinds Karmada has a mutating webhook for. */
+export const MUTATED_KINDS: ReadonlySet<AdmissionKind> = new Set(['PropagationPolicy', 'ClusterPropagationPolicy', 'OverridePolicy', 'ResourceBinding', 'ClusterResourceBinding', 'Work']);
+/** Kinds Karmada has a validating webhook for. */
+export const VALIDATED_KINDS: ReadonlySet<AdmissionKind> = new Set(['PropagationPolicy', 'ClusterPropagationPolicy', 'OverridePolicy', 'ClusterOverridePolicy', 'ResourceBinding', 'ResourceInterpreterCustomization']);
+
+/** The mutating webhook's change for one object; may throw MutationError (Work manifests without a kind). */
+export function mutate(kind: AdmissionKind, req: PolicyAdmission, ctx: RuleContext = {}): Mutated {
+  const opts = { operation: req.operation, namespace: req.namespace, uuid: ctx.uuid };
+  switch (kind) {
+    case 'PropagationPolicy':
+      return mutatePropagationPolicy(req.object, false, opts);
+    case 'ClusterPropagationPolicy':
+      return mutatePropagationPolicy(req.object, true, opts);
+    case 'OverridePolicy':
+      return mutateOverridePolicy(req.object, opts);
+    case 'ResourceBinding':
+      return mutateBinding(req.object, false, opts);
+    case 'ClusterResourceBinding':
+      return mutateBinding(req.object, true, opts);
+    case 'Work':
+      return mutateWork(req.object, opts);
+    default:
+      return { object: req.object, warnings: [] };
+  }
+}
+
+/** The validating webhook's verdict for one object: no errors means allowed. */
+export function validate(kind: AdmissionKind, req: PolicyAdmission, ctx: RuleContext = {}): FieldError[] {
+  switch (kind) {
+    case 'PropagationPolicy':
+      return validatePropagationPolicy(req, false);
+    case 'ClusterPropagationPolicy':
+      return validatePropagationPolicy(req, true);
+    case 'OverridePolicy':
+      return validateOverridePolicy(req, false);
+    case 'ClusterOverridePolicy':
+      return validateOverridePolicy(req, true);
+    case 'ResourceBinding':
+      return validateResourceBinding(req.object, ctx.gates);
+    case 'ResourceInterpreterCustomization':
+      return validateRic(req.object, ctx.existingRics ?? [], ctx.compileLua ?? luaCompile);
+    default:
+      return [];
+  }
+}
+
+export function asObj(v: unknown): Obj | undefined {
+  return isObj(v) ? v : undefined;
+}

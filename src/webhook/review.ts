@@ -1,0 +1,232 @@
+/**
+ * The AdmissionReview protocol (spec §6) around the admission rules, without any networking: the HTTPS
+ * server feeds it a path, a content type and a body, and sends back what it returns. The conformance
+ * suite calls it directly.
+ */
+import type { KindInfo } from '../api/generated/kinds.js';
+import { KINDS } from '../api/generated/kinds.js';
+import { aggregate, type FieldError } from '../validation/field-errors.js';
+import { isObj, strOf, type Obj } from '../validation/json.js';
+import { MutationError } from '../validation/defaulting.js';
+import { formatAjvErrors, validateSchema } from '../validation/schema.js';
+import { mutate, validate, type AdmissionKind, type RuleContext } from '../validation/rules.js';
+import { createPatch } from './patch.js';
+
+/** The apiserver never sends more than 3 MiB of object; anything larger is not a review we want to parse. */
+export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+export const REVIEW_VERSIONS = ['admission.k8s.io/v1', 'admission.k8s.io/v1beta1'];
+
+export interface Route {
+  path: string;
+  mode: 'validate' | 'mutate';
+  kind: AdmissionKind;
+  info: KindInfo;
+  operations: string[];
+}
+
+const infoOf = (kind: string) => KINDS.find((k) => k.kind === kind)!;
+
+function route(mode: Route['mode'], kind: AdmissionKind, operations = ['CREATE', 'UPDATE']): Route {
+  return { path: `/${mode}-${kind.toLowerCase()}`, mode, kind, info: infoOf(kind), operations };
+}
+
+/** Karmada's paths (spec §5): the same names, so existing webhook configurations work unchanged. */
+export const ROUTES: readonly Route[] = [
+  route('mutate', 'PropagationPolicy'),
+  route('mutate', 'ClusterPropagationPolicy'),
+  route('mutate', 'OverridePolicy'),
+  route('mutate', 'ResourceBinding', ['CREATE']),
+  route('mutate', 'ClusterResourceBinding', ['CREATE']),
+  route('mutate', 'Work'),
+  route('validate', 'PropagationPolicy'),
+  route('validate', 'ClusterPropagationPolicy'),
+  route('validate', 'OverridePolicy'),
+  route('validate', 'ClusterOverridePolicy'),
+  route('validate', 'ResourceBinding'),
+  route('validate', 'ResourceInterpreterCustomization'),
+];
+
+const ROUTE_BY_PATH = new Map(ROUTES.map((r) => [r.path, r]));
+
+export function findRoute(path: string): Route | undefined {
+  return ROUTE_BY_PATH.get(path);
+}
+
+export interface ReviewContext extends Omit<RuleContext, 'existingRics'> {
+  /** Existing RICs for the conflict check: from the cluster, or from files offline. */
+  listRics?: () => Promise<Obj[]> | Obj[];
+  /**
+   * `decode` (default, as Karmada): the API server has applied the CRD schema already, so only values of
+   * the wrong JSON type are refused, as undecodable. `full`: the validating paths also check the whole
+   * schema, for clusters whose CRDs are not karmada-lite's.
+   */
+  schema?: 'decode' | 'full';
+}
+
+export type Verdict = 'allowed' | 'patched' | 'denied' | 'errored' | 'malformed';
+
+export interface ReviewOutcome {
+  /** JSON body of the HTTP answer; the HTTP status is always 200. */
+  body: Obj;
+  verdict: Verdict;
+  code: number;
+  message?: string;
+  uid?: string;
+  kind?: string;
+  namespace?: string;
+  name?: string;
+  operation?: string;
+}
+
+/** A transport-level failure, before a review version is known: no apiVersion, kind or uid (controller-runtime's shape). */
+function malformed(code: number, message: string): ReviewOutcome {
+  return { body: { response: { uid: '', allowed: false, status: { metadata: {}, message, code } } }, verdict: 'malformed', code, message };
+}
+
+export interface HttpInput {
+  path: string;
+  contentType?: string;
+  body?: Buffer | string;
+  /** The body was cut off at MAX_BODY_BYTES. */
+  tooLarge?: boolean;
+}
+
+export async function review(input: HttpInput, ctx: ReviewContext = {}): Promise<ReviewOutcome> {
+  const r = findRoute(input.path);
+  if (!r) return malformed(404, `no admission webhook is served at ${input.path}; paths: ${ROUTES.map((x) => x.path).join(', ')}`);
+  if (input.tooLarge) return malformed(400, `request entity is too large; limit is ${MAX_BODY_BYTES} bytes`);
+  const text = typeof input.body === 'string' ? input.body : (input.body?.toString('utf8') ?? '');
+  if (text.length === 0) return malformed(400, 'request body is empty');
+  if (input.contentType !== 'application/json') return malformed(400, `contentType=${input.contentType ?? ''}, expected application/json`);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    return malformed(400, `request body is not JSON (${(e as Error).message}); send an AdmissionReview of ${REVIEW_VERSIONS.join(' or ')}`);
+  }
+  if (!isObj(parsed)) return malformed(400, `request body is not an AdmissionReview object; send an AdmissionReview of ${REVIEW_VERSIONS.join(' or ')}`);
+  if (parsed.kind !== 'AdmissionReview' || !REVIEW_VERSIONS.includes(strOf(parsed.apiVersion))) {
+    return malformed(400, `unsupported review ${strOf(parsed.apiVersion) || '<no apiVersion>'} ${strOf(parsed.kind) || '<no kind>'}; send an AdmissionReview of ${REVIEW_VERSIONS.join(' or ')}`);
+  }
+  return handleReview(r, parsed, ctx);
+}
+
+class Reply {
+  constructor(
+    private readonly apiVersion: string,
+    readonly uid: string,
+    readonly fields: Omit<ReviewOutcome, 'body' | 'verdict' | 'code'>,
+  ) {}
+
+  private wrap(response: Obj, verdict: Verdict, code: number, message?: string): ReviewOutcome {
+    return { body: { apiVersion: this.apiVersion, kind: 'AdmissionReview', response: { uid: this.uid, ...response } }, verdict, code, message, ...this.fields };
+  }
+
+  allowed(warnings: string[] = []): ReviewOutcome {
+    return this.wrap({ allowed: true, status: { metadata: {}, code: 200 }, ...(warnings.length ? { warnings } : {}) }, 'allowed', 200);
+  }
+
+  patched(patch: unknown[], warnings: string[]): ReviewOutcome {
+    if (patch.length === 0) return this.allowed(warnings);
+    const response: Obj = { allowed: true, status: { metadata: {}, code: 200 }, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') };
+    if (warnings.length) response.warnings = warnings;
+    return this.wrap(response, 'patched', 200);
+  }
+
+  denied(message: string, reason = 'Forbidden'): ReviewOutcome {
+    return this.wrap({ allowed: false, status: { metadata: {}, message, reason, code: 403 } }, 'denied', 403, message);
+  }
+
+  errored(code: number, message: string): ReviewOutcome {
+    return this.wrap({ allowed: false, status: { metadata: {}, message, code } }, code === 400 ? 'malformed' : 'errored', code, message);
+  }
+}
+
+/** Type errors are what Go's decoder refuses; everything else in the schema is the API server's job. */
+function decodeErrors(info: KindInfo, o: Obj): FieldError[] {
+  if (info.validate(o)) return [];
+  const typeErrors = (info.validate.errors ?? []).filter((e) => e.keyword === 'type' && !e.schemaPath.includes('/anyOf/'));
+  return formatAjvErrors(typeErrors);
+}
+
+/** Checks that request.object / oldObject holds an object of the route's kind; returns the 400 text otherwise. */
+function decode(r: Route, value: unknown, checkTypes = true): string | Obj {
+  if (value === undefined || value === null) return 'there is no content to decode';
+  if (!isObj(value)) return `cannot decode a JSON ${Array.isArray(value) ? 'array' : typeof value} as ${r.kind}: the object must be a JSON object`;
+  const kind = strOf(value.kind);
+  const apiVersion = strOf(value.apiVersion);
+  if (kind === '') return `Object 'Kind' is missing in '${JSON.stringify(value).slice(0, 200)}'`;
+  const group = apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
+  if (kind !== r.kind || group !== r.info.group) {
+    return `cannot decode ${kind} (${apiVersion || 'no apiVersion'}) as ${r.kind} (${r.info.group}): ${r.path} only serves ${r.kind}`;
+  }
+  const errs = checkTypes ? decodeErrors(r.info, value) : [];
+  if (errs.length) return `cannot decode ${r.kind}: ${errs.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('; ')}`;
+  return value;
+}
+
+const OLD_OBJECT_KINDS = new Set<AdmissionKind>(['PropagationPolicy', 'ClusterPropagationPolicy', 'ResourceBinding']);
+
+async function handleReview(r: Route, reviewObj: Obj, ctx: ReviewContext): Promise<ReviewOutcome> {
+  const apiVersion = strOf(reviewObj.apiVersion);
+  const request = reviewObj.request;
+  const req = isObj(request) ? request : undefined;
+  const uid = strOf(req?.uid);
+  const objectMeta = isObj(req?.object) && isObj((req!.object as Obj).metadata) ? ((req!.object as Obj).metadata as Obj) : undefined;
+  const reply = new Reply(apiVersion, uid, {
+    uid: uid || undefined,
+    kind: r.kind,
+    operation: req ? strOf(req.operation) || undefined : undefined,
+    namespace: req ? strOf(req.namespace) || undefined : undefined,
+    name: (req ? strOf(req.name) : '') || strOf(objectMeta?.name) || undefined,
+  });
+  if (!req) return reply.errored(400, 'AdmissionReview has no request; the API server sends one in every review');
+  if (uid === '') return reply.errored(400, 'request.uid is missing; every AdmissionReview request needs a uid for its response');
+  const reqKind = isObj(req.kind) ? req.kind : undefined;
+  if (reqKind && strOf(reqKind.kind) !== '' && (reqKind.kind !== r.kind || strOf(reqKind.group) !== r.info.group)) {
+    return reply.errored(400, `request.kind is ${strOf(reqKind.group)}/${strOf(reqKind.version)} ${strOf(reqKind.kind)}, but ${r.path} only serves ${r.kind} (${r.info.group})`);
+  }
+  const operation = strOf(req.operation);
+  if (!['CREATE', 'UPDATE', 'DELETE', 'CONNECT'].includes(operation)) {
+    return reply.errored(400, `request.operation ${JSON.stringify(operation)} is not one of CREATE, UPDATE, DELETE, CONNECT`);
+  }
+  // Karmada registers neither DELETE nor CONNECT; if a configuration sends them anyway, let them pass.
+  if (operation === 'DELETE' || operation === 'CONNECT') return reply.allowed();
+
+  const object = decode(r, req.object);
+  if (typeof object === 'string') return reply.errored(400, object);
+  let oldObject: Obj | undefined;
+  // Only the handlers that compare with the old object decode it (Karmada's PP, CPP and RB validators).
+  if (operation === 'UPDATE' && r.mode === 'validate' && OLD_OBJECT_KINDS.has(r.kind)) {
+    // The old object is the stored one: it passed the schema when it was written, so only its kind is checked.
+    const old = decode(r, req.oldObject, false);
+    if (typeof old === 'string') return reply.errored(400, old);
+    oldObject = old;
+  }
+  const admission = { operation, namespace: strOf(req.namespace), object, oldObject };
+
+  try {
+    if (r.mode === 'mutate') {
+      const { object: mutated, warnings } = mutate(r.kind, admission, ctx);
+      return reply.patched(createPatch(object, mutated), warnings);
+    }
+    if (ctx.schema === 'full') {
+      const schemaErrors = validateSchema(r.info, object);
+      if (schemaErrors.length) return reply.denied(aggregate(schemaErrors));
+    }
+    let existingRics: Obj[] | undefined;
+    if (r.kind === 'ResourceInterpreterCustomization') {
+      try {
+        existingRics = ctx.listRics ? await ctx.listRics() : [];
+      } catch (e) {
+        return reply.errored(500, `cannot list ResourceInterpreterCustomizations: ${(e as Error).message}`);
+      }
+    }
+    const errors = validate(r.kind, admission, { ...ctx, existingRics });
+    return errors.length ? reply.denied(aggregate(errors)) : reply.allowed();
+  } catch (e) {
+    if (e instanceof MutationError) return reply.errored(e.code, e.message);
+    return reply.errored(500, `panic: ${(e as Error).message ?? String(e)} [recovered]`);
+  }
+}

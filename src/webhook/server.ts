@@ -1,0 +1,215 @@
+/**
+ * `karmada-lite webhook`: the AdmissionReview HTTPS server. TLS material is re-read when the files change
+ * (cert-manager and kubelet secret mounts rotate them in place), so rotation needs no restart.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createSecureContext, type SecureVersion } from 'node:tls';
+import { X509Certificate } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { createLogger, type Logger } from '../runtime/log.js';
+import { MAX_BODY_BYTES, review, type ReviewContext } from './review.js';
+
+export interface WebhookServerOptions {
+  certFile: string;
+  keyFile: string;
+  /** 0 picks a free port (tests). */
+  port: number;
+  bindAddress: string;
+  /** How often the certificate files are checked for changes. */
+  reloadIntervalMs?: number;
+  minTlsVersion?: SecureVersion;
+  logger?: Logger;
+  review?: ReviewContext;
+}
+
+/** Past this much body the connection is dropped instead of drained: nobody legitimate sends it. */
+const DRAIN_LIMIT_BYTES = 32 * 1024 * 1024;
+
+interface TlsMaterial {
+  cert: Buffer;
+  key: Buffer;
+}
+
+export class WebhookServer {
+  private server?: Server;
+  private timer?: NodeJS.Timeout;
+  private material?: TlsMaterial;
+  private lastAttempt?: TlsMaterial;
+  private stopping = false;
+  readonly log: Logger;
+
+  constructor(private readonly opts: WebhookServerOptions) {
+    this.log = opts.logger ?? createLogger();
+  }
+
+  private readMaterial(): TlsMaterial {
+    let cert: Buffer;
+    let key: Buffer;
+    try {
+      cert = readFileSync(this.opts.certFile);
+    } catch (e) {
+      throw new Error(`cannot read --cert-file ${this.opts.certFile}: ${(e as Error).message}`);
+    }
+    try {
+      key = readFileSync(this.opts.keyFile);
+    } catch (e) {
+      throw new Error(`cannot read --key-file ${this.opts.keyFile}: ${(e as Error).message}`);
+    }
+    // createSecureContext checks that the key belongs to the certificate.
+    try {
+      createSecureContext({ cert, key });
+    } catch (e) {
+      throw new Error(`--cert-file ${this.opts.certFile} and --key-file ${this.opts.keyFile} are not a usable pair: ${(e as Error).message}`);
+    }
+    return { cert, key };
+  }
+
+  private describeCert(cert: Buffer): Record<string, string> {
+    try {
+      const x = new X509Certificate(cert);
+      return { subject: x.subject.replace(/\n/g, ','), notAfter: x.validTo, fingerprint256: x.fingerprint256 };
+    } catch {
+      return {};
+    }
+  }
+
+  async start(): Promise<AddressInfo> {
+    this.material = this.readMaterial();
+    this.lastAttempt = this.material;
+    const server = createServer({ ...this.material, minVersion: this.opts.minTlsVersion ?? 'TLSv1.3' }, (req, res) => this.onRequest(req, res));
+    // A client that stops sending mid-body must not hold a connection forever.
+    server.requestTimeout = 30_000;
+    server.headersTimeout = 10_000;
+    server.on('tlsClientError', (err) => this.log.debug('TLS handshake failed', { err }));
+    // Reviews are small request/response pairs on kept-alive connections: Nagle's algorithm only adds delay.
+    server.on('secureConnection', (socket) => socket.setNoDelay(true));
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.opts.port, this.opts.bindAddress, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.timer = setInterval(() => this.reloadIfChanged(), this.opts.reloadIntervalMs ?? 1000);
+    this.timer.unref();
+    const addr = server.address() as AddressInfo;
+    this.log.info('webhook serving', { address: addr.address, port: addr.port, certFile: this.opts.certFile, ...this.describeCert(this.material.cert) });
+    return addr;
+  }
+
+  /** Re-reads the TLS files; a new pair serves new connections, a broken one is logged and the old one kept. */
+  reloadIfChanged(): boolean {
+    if (!this.server) return false;
+    let cert: Buffer;
+    let key: Buffer;
+    try {
+      cert = readFileSync(this.opts.certFile);
+      key = readFileSync(this.opts.keyFile);
+    } catch (e) {
+      this.log.warn('cannot read TLS files; still serving the previous certificate', { err: e as Error });
+      return false;
+    }
+    if (this.lastAttempt && cert.equals(this.lastAttempt.cert) && key.equals(this.lastAttempt.key)) return false;
+    this.lastAttempt = { cert, key };
+    try {
+      this.server.setSecureContext({ cert, key, minVersion: this.opts.minTlsVersion ?? 'TLSv1.3' });
+    } catch (e) {
+      // Rotation writes cert and key one after the other; the pair may be inconsistent for a moment.
+      this.log.warn('new TLS files are not a usable pair yet; still serving the previous certificate', { err: e as Error });
+      return false;
+    }
+    this.material = { cert, key };
+    this.log.info('reloaded TLS certificate', this.describeCert(cert));
+    return true;
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.timer) clearInterval(this.timer);
+    const server = this.server;
+    if (!server) return;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    });
+    this.server = undefined;
+  }
+
+  private onRequest(req: IncomingMessage, res: ServerResponse): void {
+    const path = (req.url ?? '/').split('?')[0]!;
+    if (path === '/healthz' || path === '/livez') return sendText(res, 200, 'ok');
+    if (path === '/readyz' || path === '/readyz/') {
+      return this.stopping || !this.material ? sendText(res, 503, 'shutting down') : sendText(res, 200, 'ok');
+    }
+    const started = process.hrtime.bigint();
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      void this.answer(path, req, res, tooLarge ? undefined : Buffer.concat(chunks, size), tooLarge, started);
+    };
+    req.on('data', (chunk: Buffer) => {
+      if (tooLarge) {
+        size += chunk.length;
+        if (size > DRAIN_LIMIT_BYTES) {
+          res.setHeader('Connection', 'close');
+          finish();
+          req.destroy();
+        }
+        return;
+      }
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        // Keep reading (and discarding) so that the client gets to read our answer.
+        tooLarge = true;
+        chunks.length = 0;
+      } else {
+        chunks.push(chunk);
+      }
+    });
+    req.on('end', finish);
+    req.on('error', (err) => this.log.debug('request stream failed', { err }));
+  }
+
+  private async answer(path: string, req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, tooLarge: boolean, started: bigint): Promise<void> {
+    let outcome;
+    try {
+      outcome = await review({ path, contentType: req.headers['content-type'], body, tooLarge }, this.opts.review);
+    } catch (e) {
+      this.log.error('admission handler failed', { path, err: e as Error });
+      outcome = { body: { response: { uid: '', allowed: false, status: { metadata: {}, message: `internal error: ${(e as Error).message}`, code: 500 } } }, verdict: 'errored', code: 500 };
+    }
+    const payload = JSON.stringify(outcome.body);
+    if (!res.destroyed) {
+      res.writeHead(outcome.code === 404 && outcome.verdict === 'malformed' ? 404 : 200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) });
+      res.end(payload);
+    }
+    if (this.log.enabled('info')) {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const o = outcome as Awaited<ReturnType<typeof review>>;
+      this.log.info('admission', {
+        uid: o.uid,
+        path,
+        kind: o.kind,
+        namespace: o.namespace,
+        name: o.name,
+        operation: o.operation,
+        verdict: o.verdict,
+        code: o.code,
+        ...(o.message !== undefined ? { message: o.message } : {}),
+        ms: Math.round(ms * 1000) / 1000,
+      });
+    }
+  }
+}
+
+function sendText(res: ServerResponse, code: number, text: string): void {
+  res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}

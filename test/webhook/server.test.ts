@@ -1,0 +1,203 @@
+// The real HTTPS server on a loopback port: health, reviews, bad requests, certificate reload, logs.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { request as httpsRequest } from 'node:https';
+import { connect, type PeerCertificate } from 'node:tls';
+import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { WebhookServer } from '../../src/webhook/server.js';
+import { createLogger } from '../../src/runtime/log.js';
+import { makePki, type TestPki } from './certs.js';
+
+let pki: TestPki;
+let server: WebhookServer;
+let port: number;
+let certFile: string;
+let keyFile: string;
+const logLines: Record<string, unknown>[] = [];
+
+interface Reply {
+  status: number;
+  text: string;
+  json: any;
+  peer: PeerCertificate;
+}
+
+function send(path: string, body: string | Buffer | undefined, opts: { method?: string; contentType?: string | null } = {}): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string | number> = {};
+    if (opts.contentType !== null) headers['Content-Type'] = opts.contentType ?? 'application/json';
+    if (body !== undefined) headers['Content-Length'] = Buffer.byteLength(body);
+    const req = httpsRequest({ host: '127.0.0.1', port, path, method: opts.method ?? 'POST', ca: pki.ca, agent: false, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, text, json, peer: (res.socket as import('node:tls').TLSSocket).getPeerCertificate() });
+      });
+    });
+    req.on('error', reject);
+    req.setTimeout(10_000, () => req.destroy(new Error('timed out: the server left the connection hanging')));
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+const review = (request: Record<string, unknown>, apiVersion = 'admission.k8s.io/v1') => JSON.stringify({ apiVersion, kind: 'AdmissionReview', request });
+
+const pp = (spec: Record<string, unknown>) => ({
+  apiVersion: 'policy.karmada.io/v1alpha1',
+  kind: 'PropagationPolicy',
+  metadata: { name: 'web', namespace: 'default', labels: { 'propagationpolicy.karmada.io/permanent-id': 'x' } },
+  spec,
+});
+
+beforeAll(async () => {
+  pki = makePki();
+  certFile = join(pki.dir, 'tls.crt');
+  keyFile = join(pki.dir, 'tls.key');
+  pki.issue(certFile, keyFile, 'first');
+  server = new WebhookServer({
+    certFile,
+    keyFile,
+    port: 0,
+    bindAddress: '127.0.0.1',
+    reloadIntervalMs: 50,
+    logger: createLogger({ write: (l) => void logLines.push(JSON.parse(l) as Record<string, unknown>) }),
+  });
+  port = (await server.start()).port;
+});
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe('webhook server', () => {
+  it('answers /healthz and /readyz', async () => {
+    expect((await send('/healthz', undefined, { method: 'GET' })).text).toBe('ok');
+    const ready = await send('/readyz', undefined, { method: 'GET' });
+    expect(ready.status).toBe(200);
+  });
+
+  it('denies the suspension conflict with 403 Forbidden and logs uid, kind, name and verdict', async () => {
+    const r = await send('/validate-propagationpolicy', review({ uid: 'uid-deny', operation: 'CREATE', namespace: 'default', object: pp({ resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default' }], suspension: { dispatching: true, dispatchingOnClusters: { clusterNames: ['m2'] } } }) }));
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'uid-deny', allowed: false, status: { code: 403, reason: 'Forbidden' } } });
+    expect(r.json.response.status.message).toMatch(/^spec\.suspension\.suspension: Invalid value: .*: suspension dispatching cannot co-exist with dispatchingOnClusters\.clusterNames$/);
+    const line = logLines.find((l) => l.uid === 'uid-deny');
+    expect(line).toMatchObject({ level: 'info', msg: 'admission', kind: 'PropagationPolicy', name: 'web', namespace: 'default', operation: 'CREATE', verdict: 'denied', code: 403 });
+    expect(typeof line!.time).toBe('string');
+  });
+
+  it('answers a mutation with a base64 JSONPatch', async () => {
+    const object = { ...pp({ resourceSelectors: [{ apiVersion: 'v1', kind: 'Pod' }] }), metadata: { name: 'web', namespace: 'default' } };
+    const r = await send('/mutate-propagationpolicy', review({ uid: 'uid-m', operation: 'CREATE', namespace: 'default', object }, 'admission.k8s.io/v1beta1'));
+    expect(r.json.apiVersion).toBe('admission.k8s.io/v1beta1');
+    expect(r.json.response.patchType).toBe('JSONPatch');
+    const ops = JSON.parse(Buffer.from(r.json.response.patch, 'base64').toString()) as { path: string }[];
+    expect(ops.map((o) => o.path)).toEqual(['/metadata/labels', '/metadata/finalizers', '/spec/resourceSelectors/0/namespace']);
+  });
+
+  describe('bad requests get a 400 AdmissionReview answer', () => {
+    it.each([
+      ['an empty body', '', undefined, 'request body is empty'],
+      ['a body that is not JSON', '{"apiVersion":', undefined, /^request body is not JSON/],
+      ['the wrong content type', '{}', 'text/yaml', 'contentType=text/yaml, expected application/json'],
+      ['the wrong apiVersion', JSON.stringify({ apiVersion: 'admission.k8s.io/v2', kind: 'AdmissionReview', request: { uid: 'a' } }), undefined, /^unsupported review admission\.k8s\.io\/v2 AdmissionReview/],
+    ])('%s', async (_what, body, contentType, message) => {
+      const r = await send('/validate-propagationpolicy', body, { contentType });
+      expect(r.status).toBe(200);
+      expect(r.json.response.allowed).toBe(false);
+      expect(r.json.response.status.code).toBe(400);
+      expect(r.json.response.status.message).toMatch(message);
+    });
+
+    it('a missing request.uid', async () => {
+      const r = await send('/validate-propagationpolicy', review({ operation: 'CREATE', object: pp({}) }));
+      expect(r.json.response).toMatchObject({ uid: '', allowed: false, status: { code: 400, message: 'request.uid is missing; every AdmissionReview request needs a uid for its response' } });
+    });
+
+    it('an object of another kind than the path says', async () => {
+      const r = await send('/validate-overridepolicy', review({ uid: 'k', operation: 'CREATE', namespace: 'default', object: pp({}) }));
+      expect(r.json.response).toMatchObject({ uid: 'k', allowed: false, status: { code: 400 } });
+      expect(r.json.response.status.message).toContain('/validate-overridepolicy only serves OverridePolicy');
+    });
+
+    it('a body over 3 MiB, answered after the body is drained so the client reads it', async () => {
+      const big = Buffer.alloc(4 * 1024 * 1024, 'x');
+      const r = await send('/validate-propagationpolicy', big);
+      expect(r.json.response).toMatchObject({ allowed: false, status: { code: 400, message: 'request entity is too large; limit is 3145728 bytes' } });
+      // the server is still up
+      expect((await send('/healthz', undefined, { method: 'GET' })).text).toBe('ok');
+    });
+
+    it('an unknown path gets 404', async () => {
+      const r = await send('/validate-nothing', review({ uid: 'x', operation: 'CREATE' }));
+      expect(r.status).toBe(404);
+      expect(r.json.response.status.code).toBe(404);
+    });
+  });
+
+  it('serves many concurrent reviews on one connection pool', async () => {
+    const body = review({ uid: 'c', operation: 'CREATE', namespace: 'default', object: pp({ resourceSelectors: [{ apiVersion: 'v1', kind: 'Pod', namespace: 'default' }] }) });
+    const replies = await Promise.all(Array.from({ length: 50 }, () => send('/validate-propagationpolicy', body)));
+    expect(replies.every((r) => r.json.response.allowed === true)).toBe(true);
+  });
+
+  it('reloads a rotated certificate without a restart, and keeps the old one while the pair is broken', async () => {
+    const before = await send('/healthz', undefined, { method: 'GET' });
+    expect(before.peer.subject.CN).toBe('first');
+    // a key that does not match the certificate yet: the old pair keeps serving
+    const pkiOther = makePki();
+    const strayKey = join(pkiOther.dir, 'stray.key');
+    pkiOther.issue(join(pkiOther.dir, 'stray.crt'), strayKey, 'stray');
+    const { readFileSync } = await import('node:fs');
+    const newCert = pki.issue(join(pki.dir, 'next.crt'), join(pki.dir, 'next.key'), 'second');
+    writeFileSync(certFile, newCert);
+    writeFileSync(keyFile, readFileSync(strayKey));
+    const brokenSeen = () => logLines.some((l) => l.level === 'warn' && String(l.msg).includes('not a usable pair'));
+    for (let i = 0; i < 100 && !brokenSeen(); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(brokenSeen()).toBe(true);
+    expect((await send('/healthz', undefined, { method: 'GET' })).peer.subject.CN).toBe('first');
+    // the matching key arrives: new connections get the new certificate
+    writeFileSync(keyFile, readFileSync(join(pki.dir, 'next.key')));
+    let cn = '';
+    for (let i = 0; i < 100 && cn !== 'second'; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      cn = String((await send('/healthz', undefined, { method: 'GET' })).peer.subject.CN);
+    }
+    expect(cn).toBe('second');
+    expect(logLines.some((l) => l.msg === 'reloaded TLS certificate' && String(l.subject).includes('second'))).toBe(true);
+  });
+
+  it('refuses TLS below 1.3 by default', async () => {
+    const err = await new Promise<Error | undefined>((resolve) => {
+      const s = connect({ host: '127.0.0.1', port, ca: pki.ca, maxVersion: 'TLSv1.2' }, () => {
+        s.end();
+        resolve(undefined);
+      });
+      s.on('error', (e) => resolve(e));
+    });
+    expect(err).toBeDefined();
+  });
+});
+
+describe('webhook server startup', () => {
+  it('explains a missing certificate file', async () => {
+    const s = new WebhookServer({ certFile: '/nonexistent/tls.crt', keyFile: '/nonexistent/tls.key', port: 0, bindAddress: '127.0.0.1' });
+    await expect(s.start()).rejects.toThrow(/cannot read --cert-file \/nonexistent\/tls\.crt/);
+  });
+
+  it('explains a key that does not belong to the certificate', async () => {
+    const other = makePki();
+    other.issue(join(other.dir, 'a.crt'), join(other.dir, 'a.key'), 'a');
+    other.issue(join(other.dir, 'b.crt'), join(other.dir, 'b.key'), 'b');
+    const s = new WebhookServer({ certFile: join(other.dir, 'a.crt'), keyFile: join(other.dir, 'b.key'), port: 0, bindAddress: '127.0.0.1' });
+    await expect(s.start()).rejects.toThrow(/are not a usable pair/);
+  });
+});
