@@ -1,0 +1,368 @@
+/**
+ * The binding controller (spec §3): from a scheduled ResourceBinding / ClusterResourceBinding, one
+ * Work per target cluster in `karmada-es-<cluster>`, with replicas revised per cluster, overrides
+ * applied, suspension and preservation flags, and the labels and annotations Karmada puts on Works
+ * and manifests. Works of clusters that left the binding are deleted (orphans).
+ */
+import {
+  AppliedClusterOverridesAnnotation,
+  AppliedOverridesAnnotation,
+  BindingControllerFinalizer,
+  BindingControllerName,
+  ClusterResourceBindingAnnotation,
+  ClusterResourceBindingControllerFinalizer,
+  ClusterResourceBindingControllerName,
+  ConflictResolutionAbort,
+  ConflictResolutionAnnotation,
+  ConflictResolutionOverwrite,
+  DirectlyPurgeRequeueSeconds,
+  EventReasonApplyOverridePolicyFailed,
+  EventReasonApplyOverridePolicySucceed,
+  EventReasonCleanupWorkFailed,
+  EventReasonSyncWorkFailed,
+  EventReasonSyncWorkSucceed,
+  ExecutionControllerFinalizer,
+  fnv32a,
+  generateExecutionSpaceName,
+  generateWorkName,
+  getClusterName,
+  ManagedAnnotationsAnnotation,
+  ManagedLabel,
+  ManagedLabelsAnnotation,
+  ManagedLabelValue,
+  PurgeModeDirectly,
+  ResourceBindingNameAnnotation,
+  ResourceBindingNamespaceAnnotation,
+  ResourceTemplateGenerationAnnotation,
+  ResourceTemplateUIDAnnotation,
+  WorkGroupVersion,
+  WorkNameAnnotation,
+  WorkNamespaceAnnotation,
+  WorkPermanentIDLabel,
+} from '../api/constants.js';
+import { bindingId, bindingIdLabel } from './claim.js';
+import { CLUSTER, WORK } from './kinds.js';
+import { deepClone, deepEqual, withMeta, getLabel, intern, isTerminating, nsName, parseRefKey, refOf, removeFinalizer, type KObject, type ObjectRef } from './object.js';
+import { applyOverridePolicies, type AppliedOverrideItem } from './override.js';
+import { emptyResult, type CoreEvent, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
+import { pruneManifest } from './prune.js';
+import { takeByWeight } from '../scheduler/webster.js';
+
+export const BINDING = 'binding';
+
+interface GracefulEvictionTask {
+  fromCluster: string;
+  purgeMode?: string;
+  suppressDeletion?: boolean;
+  creationTimestamp?: string;
+  gracePeriodSeconds?: number;
+  reason?: string;
+  producer?: string;
+  replicas?: number;
+}
+
+interface TargetCluster {
+  name: string;
+  replicas?: number;
+}
+
+export function isClusterBinding(b: KObject): boolean {
+  return b.kind === 'ClusterResourceBinding';
+}
+
+function controllerName(b: KObject): string {
+  return isClusterBinding(b) ? ClusterResourceBindingControllerName : BindingControllerName;
+}
+
+/** Purge modes accepted under their proposal names too (spec README point 3). */
+export function normalizePurgeMode(mode: string | undefined): string | undefined {
+  if (mode === 'Immediately') return 'Directly';
+  if (mode === 'Graciously') return 'Gracefully';
+  return mode;
+}
+
+export function evictionTasksOf(b: KObject): GracefulEvictionTask[] {
+  return (b.spec?.gracefulEvictionTasks ?? []) as GracefulEvictionTask[];
+}
+
+/** Clusters whose Works the binding keeps: scheduled, required by dependents, or evicted but not purged yet. */
+export function expectedClusters(b: KObject): Set<string> {
+  const out = new Set<string>();
+  for (const c of (b.spec?.clusters ?? []) as TargetCluster[]) out.add(c.name);
+  for (const r of (b.spec?.requiredBy ?? []) as Array<{ clusters?: TargetCluster[] }>) for (const c of r.clusters ?? []) out.add(c.name);
+  for (const t of evictionTasksOf(b)) if (normalizePurgeMode(t.purgeMode) !== PurgeModeDirectly) out.add(t.fromCluster);
+  return out;
+}
+
+/** The Works of a binding, found by its permanent id. */
+export function worksOf(ctx: ReconcileContext, b: KObject): KObject[] {
+  return ctx.reader.list(WORK, { labels: { [bindingIdLabel(b)]: bindingId(b) } });
+}
+
+export function clusterOfWork(w: KObject): string {
+  return getClusterName(w.metadata.namespace ?? '');
+}
+
+export function reconcileBinding(ctx: ReconcileContext, key: string): ReconcileResult {
+  const ref = parseRefKey(key);
+  const b = ctx.reader.get(ref, ref.namespace, ref.name);
+  if (!b) return emptyResult();
+  const works = worksOf(ctx, b);
+  const writes: Write[] = [];
+  const events: CoreEvent[] = [];
+  const bref = refOf(b);
+  const source = controllerName(b);
+
+  if (isTerminating(b)) {
+    for (const w of works) writes.push({ op: 'delete', ref: refOf(w) });
+    const fin = isClusterBinding(b) ? ClusterResourceBindingControllerFinalizer : BindingControllerFinalizer;
+    if (b.metadata.finalizers?.includes(fin)) {
+      const done = withMeta(b);
+      removeFinalizer(done, fin);
+      writes.push({ op: 'update', object: done });
+    }
+    return { writes, events };
+  }
+
+  // Orphans: Works in clusters the binding no longer expects.
+  const expected = expectedClusters(b);
+  const live: KObject[] = [];
+  for (const w of works) {
+    let cluster: string;
+    try {
+      cluster = clusterOfWork(w);
+    } catch (e) {
+      events.push({ involvedObject: bref, type: 'Warning', reason: EventReasonCleanupWorkFailed, message: (e as Error).message, source });
+      continue;
+    }
+    if (!expected.has(cluster)) {
+      if (!isTerminating(w)) writes.push({ op: 'delete', ref: refOf(w) });
+    } else live.push(w);
+  }
+
+  // A Directly eviction holds every render until the evicted cluster's Work is gone.
+  const directly = new Set(evictionTasksOf(b).filter((t) => normalizePurgeMode(t.purgeMode) === PurgeModeDirectly).map((t) => t.fromCluster));
+  if (directly.size && works.some((w) => directly.has(safeCluster(w)))) {
+    return { writes, events, requeueAfterSeconds: DirectlyPurgeRequeueSeconds };
+  }
+
+  const r = b.spec?.resource as ObjectRef | undefined;
+  if (!r) return { writes, events };
+  const tpl = ctx.reader.get(r, r.namespace, r.name);
+  if (!tpl) return { writes, events };
+
+  const targets: TargetCluster[] = [...((b.spec?.clusters ?? []) as TargetCluster[])];
+  const seen = new Set(targets.map((t) => t.name));
+  for (const req of (b.spec?.requiredBy ?? []) as Array<{ clusters?: TargetCluster[] }>) {
+    for (const c of req.clusters ?? []) {
+      if (!seen.has(c.name)) {
+        seen.add(c.name);
+        targets.push(c);
+      }
+    }
+  }
+
+  const byCluster = new Map(live.map((w) => [safeCluster(w), w]));
+  const errors: string[] = [];
+  const revisions = new Map<number, KObject>();
+  const completions = jobCompletions(b, tpl, targets);
+  for (const target of targets) {
+    try {
+      const rendered = renderWork(ctx, b, tpl, target, byCluster.get(target.name), events, revisions, completions?.get(target.name));
+      if (rendered) writes.push(rendered);
+    } catch (e) {
+      errors.push((e as Error).message);
+    }
+  }
+  const tref = refOf(tpl);
+  const what = isClusterBinding(b) ? `ClusterResourceBinding(${b.metadata.name})` : `ResourceBinding(${nsName(b.metadata.namespace, b.metadata.name!)})`;
+  const changed = writes.length > 0;
+  if (errors.length) {
+    const msg = errors.join('; ');
+    for (const o of [bref, tref]) events.push({ involvedObject: o, type: 'Warning', reason: EventReasonSyncWorkFailed, message: msg, source });
+    return { writes, events, error: msg };
+  }
+  if (changed) {
+    for (const o of [bref, tref]) events.push({ involvedObject: o, type: 'Normal', reason: EventReasonSyncWorkSucceed, message: `Sync work of ${what} successful.`, source });
+  }
+  return { writes, events };
+}
+
+function safeCluster(w: KObject): string {
+  try {
+    return clusterOfWork(w);
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * A Divided Job's completions, split across its clusters in proportion to their replicas (Webster's
+ * method, ties broken by the template's uid), as Karmada re-splits them per cluster.
+ */
+export function jobCompletions(b: KObject, tpl: KObject, targets: readonly TargetCluster[]): Map<string, number> | undefined {
+  if (tpl.apiVersion !== 'batch/v1' || tpl.kind !== 'Job') return undefined;
+  const completions = tpl.spec?.completions;
+  if (typeof completions !== 'number' || (b.spec?.replicas ?? 0) <= 0) return undefined;
+  const rs = b.spec?.placement?.replicaScheduling;
+  if (!rs || (rs.replicaSchedulingType ?? 'Divided') !== 'Divided') return undefined;
+  const seats = takeByWeight(completions, targets.map((t) => ({ name: t.name, votes: t.replicas ?? 0 })), tpl.metadata.uid);
+  return new Map(seats.map((x) => [x.name, x.seats]));
+}
+
+function isWorkloadBinding(b: KObject): boolean {
+  return (b.spec?.replicas ?? 0) > 0 || !!b.spec?.replicaRequirements || (b.spec?.components?.length ?? 0) > 0;
+}
+
+/** The conflict-resolution annotation a Work gets: the template's valid annotation, else the binding's policy. */
+export function conflictResolutionFor(tpl: KObject, b: KObject): string {
+  const a = tpl.metadata.annotations?.[ConflictResolutionAnnotation];
+  if (a === ConflictResolutionOverwrite || a === ConflictResolutionAbort) return a;
+  return b.spec?.conflictResolution === 'Overwrite' ? ConflictResolutionOverwrite : ConflictResolutionAbort;
+}
+
+export function isSuspendedFor(b: KObject, cluster: string): boolean {
+  const s = b.spec?.suspension as { dispatching?: boolean; dispatchingOnClusters?: { clusterNames?: string[] } } | undefined;
+  if (!s) return false;
+  return s.dispatching === true || (s.dispatchingOnClusters?.clusterNames ?? []).includes(cluster);
+}
+
+/** Builds the Work for one target cluster and returns the write that brings the store to it, if any. */
+function renderWork(
+  ctx: ReconcileContext,
+  b: KObject,
+  tpl: KObject,
+  target: TargetCluster,
+  existing: KObject | undefined,
+  events: CoreEvent[],
+  revisions: Map<number, KObject>,
+  completions: number | undefined,
+): Write | undefined {
+  // Clusters with the same replica count share one revised, pruned base (the interpreter is asked once
+  // per count); each Work then gets its own metadata over the shared, never-mutated body.
+  const revise = isWorkloadBinding(b) && ctx.interpreter.hookEnabled(tpl, 'ReviseReplica');
+  const n = revise ? (target.replicas ?? 0) : -1;
+  let base = revisions.get(n);
+  if (!base) {
+    base = revise ? ctx.interpreter.reviseReplica(deepClone(tpl), n) : deepClone(tpl);
+    pruneManifest(base);
+    revisions.set(n, base);
+  }
+  let manifest: KObject = completions === undefined ? base : { ...base, spec: { ...base.spec, completions } };
+  const cluster = ctx.reader.get(CLUSTER, undefined, target.name);
+  if (!cluster) throw new Error(`cluster ${target.name} not found: the binding targets a cluster the control plane does not know`);
+  let clusterOverrides: AppliedOverrideItem[];
+  let namespacedOverrides: AppliedOverrideItem[];
+  try {
+    // The manifest is this render's own copy, and overrides patch copies of it: no clone needed.
+    const out = applyOverridePolicies(ctx.reader, manifest, cluster);
+    // A patched manifest is a fresh copy and may have regained what pruning removes.
+    if (out.manifest !== manifest) pruneManifest(out.manifest);
+    manifest = { ...out.manifest, metadata: { ...out.manifest.metadata } };
+    clusterOverrides = out.clusterOverrides;
+    namespacedOverrides = out.namespacedOverrides;
+  } catch (e) {
+    events.push({ involvedObject: refOf(tpl), type: 'Warning', reason: EventReasonApplyOverridePolicyFailed, message: (e as Error).message, source: controllerName(b) });
+    throw e;
+  }
+  if (clusterOverrides.length || namespacedOverrides.length) {
+    const names = [...clusterOverrides, ...namespacedOverrides].map((o) => o.policyName);
+    events.push({
+      involvedObject: refOf(tpl),
+      type: 'Normal',
+      reason: EventReasonApplyOverridePolicySucceed,
+      message: `Apply override policy(${[...new Set(names)].join(', ')}) for cluster(${target.name}) succeed.`,
+      source: controllerName(b),
+    });
+  }
+
+  const crb = isClusterBinding(b);
+  const idLabel = bindingIdLabel(b);
+  const id = bindingId(b);
+  manifest.metadata.labels = { ...(manifest.metadata.labels ?? {}), [idLabel]: id };
+  const mAnn: Record<string, string> = { ...(manifest.metadata.annotations ?? {}) };
+  const gen = tpl.metadata.generation ?? 0;
+  if (gen > 0) mAnn[ResourceTemplateGenerationAnnotation] = intern(String(gen));
+  if (crb) mAnn[ClusterResourceBindingAnnotation] = b.metadata.name!;
+  else {
+    mAnn[ResourceBindingNamespaceAnnotation] = b.metadata.namespace!;
+    mAnn[ResourceBindingNameAnnotation] = b.metadata.name!;
+  }
+  const conflict = conflictResolutionFor(tpl, b);
+
+  const workName = intern(generateWorkName(tpl.kind, tpl.metadata.name!, tpl.metadata.namespace));
+  const workNs = intern(generateExecutionSpaceName(target.name));
+  const workAnn: Record<string, string> = {};
+  if (crb) workAnn[ClusterResourceBindingAnnotation] = b.metadata.name!;
+  else {
+    workAnn[ResourceBindingNamespaceAnnotation] = b.metadata.namespace!;
+    workAnn[ResourceBindingNameAnnotation] = b.metadata.name!;
+  }
+  workAnn[ConflictResolutionAnnotation] = conflict;
+  if (namespacedOverrides.length) workAnn[AppliedOverridesAnnotation] = intern(JSON.stringify(namespacedOverrides));
+  if (clusterOverrides.length) workAnn[AppliedClusterOverridesAnnotation] = intern(JSON.stringify(clusterOverrides));
+
+  // CreateOrUpdateWork's decoration of the manifest.
+  mAnn[ResourceTemplateUIDAnnotation] = tpl.metadata.uid ?? '';
+  mAnn[WorkNameAnnotation] = workName;
+  mAnn[WorkNamespaceAnnotation] = workNs;
+  mAnn[ConflictResolutionAnnotation] = conflict;
+  manifest.metadata.annotations = mAnn;
+  manifest.metadata.labels[ManagedLabel] = ManagedLabelValue;
+  delete manifest.metadata.annotations['deployment.kubernetes.io/revision'];
+  // The Work webhook stamps a permanent id on create; a stable one derived from the binding's id and
+  // the cluster serves the same purpose and lets the manifest carry it from the first render.
+  const workId = (existing && getLabel(existing, WorkPermanentIDLabel)) || workPermanentId(id, target.name);
+  manifest.metadata.labels[WorkPermanentIDLabel] = workId;
+  setManagedKeys(manifest);
+
+  if (existing && isTerminating(existing)) throw new Error(`work ${workNs}/${workName} is being deleted`);
+  const spec = {
+    workload: { manifests: [manifest] },
+    suspendDispatching: isSuspendedFor(b, target.name),
+    preserveResourcesOnDeletion: b.spec?.preserveResourcesOnDeletion === true,
+  };
+  if (!existing) {
+    return {
+      op: 'create',
+      object: {
+        apiVersion: WorkGroupVersion,
+        kind: 'Work',
+        metadata: { name: workName, namespace: workNs, finalizers: [ExecutionControllerFinalizer], labels: { [idLabel]: id, [WorkPermanentIDLabel]: workId }, annotations: workAnn },
+        spec,
+      },
+    };
+  }
+  const w = withMeta(existing);
+  w.metadata.labels = { ...(w.metadata.labels ?? {}), [idLabel]: id };
+  w.metadata.annotations = { ...(w.metadata.annotations ?? {}), ...workAnn };
+  if (!namespacedOverrides.length) delete w.metadata.annotations[AppliedOverridesAnnotation];
+  if (!clusterOverrides.length) delete w.metadata.annotations[AppliedClusterOverridesAnnotation];
+  if (!w.metadata.finalizers?.includes(ExecutionControllerFinalizer)) w.metadata.finalizers = [...(w.metadata.finalizers ?? []), ExecutionControllerFinalizer];
+  w.spec = spec;
+  if (deepEqual(w, existing)) return undefined;
+  return { op: 'update', object: w };
+}
+
+/** A uuid-shaped id, stable for a (binding, cluster) pair. */
+export function workPermanentId(bindingId: string, cluster: string): string {
+  const h = (salt: string) => fnv32a(`${salt}/${bindingId}/${cluster}`).toString(16).padStart(8, '0');
+  const a = h('a');
+  const b = h('b');
+  const c = h('c');
+  const d = h('d');
+  return `${a}-${b.slice(0, 4)}-4${b.slice(5, 8)}-8${c.slice(1, 4)}-${c.slice(4)}${d}`;
+}
+
+/**
+ * Records which labels and annotations Karmada manages on the member object, so that a key dropped
+ * from the template is dropped from the member too (instead of being kept as member-owned).
+ */
+export function setManagedKeys(manifest: KObject): void {
+  const ann = { ...(manifest.metadata.annotations ?? {}) };
+  ann[ManagedAnnotationsAnnotation] = '';
+  ann[ManagedLabelsAnnotation] = '';
+  ann[ManagedAnnotationsAnnotation] = intern(Object.keys(ann).sort().join(','));
+  ann[ManagedLabelsAnnotation] = intern(Object.keys(manifest.metadata.labels ?? {}).sort().join(','));
+  manifest.metadata.annotations = ann;
+}

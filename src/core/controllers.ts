@@ -1,0 +1,271 @@
+/**
+ * The controllers of the core in pipeline order, each a reconciler plus its watches: which store
+ * changes wake which keys. Predicates follow Karmada's (generation changes, status-only changes
+ * ignored, member events mapped to Works through their annotations).
+ */
+import {
+  ClusterConditionReady,
+  ClusterResourceBindingAnnotation,
+  generateExecutionSpaceName,
+  ManagedLabel,
+  ManagedLabelValue,
+  ResourceBindingNameAnnotation,
+  ResourceBindingNamespaceAnnotation,
+  WorkApplied,
+  WorkNameAnnotation,
+  WorkNamespaceAnnotation,
+} from '../api/constants.js';
+import { BINDING, reconcileBinding } from './binding.js';
+import { cppClaimOf, hasAnyClaim, ppClaimOf } from './claim.js';
+import { CLUSTER_CONTROLLER, reconcileCluster } from './cluster.js';
+import { DEPENDENCIES, dependencyKeys, reconcileDependencies } from './dependencies.js';
+import { DETECTOR, detectorKey, reconcileTemplate } from './detector.js';
+import { EVICTION, reconcileGracefulEviction } from './eviction.js';
+import { EXECUTION, reconcileWork } from './execution.js';
+import { FAILOVER, reconcileApplicationFailover } from './failover.js';
+import { CLUSTER, COP, CPP, CRB, is, isBinding, isIgnoredNamespace, isPolicy, isTemplateType, OP, PP, RB, WORK } from './kinds.js';
+import { deepEqual, findCondition, refKey, refOf, type Condition, type KObject } from './object.js';
+import { POLICY, reconcilePolicy } from './policy.js';
+import type { ControllerSpec, ObjectChange, ObjectReader } from './ports.js';
+import { SCHEDULER, reconcileSchedule } from './scheduling.js';
+import { BINDING_STATUS, reconcileBindingStatus, reconcileWorkStatus, WORK_STATUS } from './status.js';
+
+const key = (o: KObject) => `${o.apiVersion}|${o.kind}|${o.metadata.namespace ?? ''}|${o.metadata.name}`;
+
+function generationChanged(c: ObjectChange): boolean {
+  return c.type === 'ADDED' || (c.type === 'MODIFIED' && c.old?.metadata.generation !== c.object.metadata.generation);
+}
+
+/** Equal once status, managedFields and resourceVersion are ignored (the detector's update filter). */
+function sameIgnoringStatus(a: KObject, b: KObject): boolean {
+  const strip = (o: KObject) => {
+    const { status: _s, metadata, ...rest } = o;
+    const { managedFields: _m, resourceVersion: _r, ...meta } = metadata as Record<string, unknown>;
+    return { ...rest, metadata: meta };
+  };
+  return deepEqual(strip(a), strip(b));
+}
+
+/** Equal for a Lazy policy's purposes: Karmada's own labels and annotations and the generation ignored too. */
+function sameUserContent(a: KObject, b: KObject): boolean {
+  const strip = (o: KObject) => {
+    const { status: _s, metadata, ...rest } = o;
+    const { managedFields: _m, resourceVersion: _r, generation: _g, labels, annotations, ...meta } = metadata as Record<string, any>;
+    const keep = (m: Record<string, string> | undefined) =>
+      Object.fromEntries(Object.entries(m ?? {}).filter(([k]) => !k.includes('.karmada.io') || k === 'namespace.karmada.io/skip-auto-propagation'));
+    return { ...rest, metadata: { ...meta, labels: keep(labels), annotations: keep(annotations) } };
+  };
+  return deepEqual(strip(a), strip(b));
+}
+
+function claimedPolicyIsLazy(tpl: KObject, reader: ObjectReader): boolean {
+  const pp = ppClaimOf(tpl);
+  const policy = pp ? reader.get(PP, pp.namespace, pp.name) : (() => {
+    const c = cppClaimOf(tpl);
+    return c ? reader.get(CPP, undefined, c.name) : undefined;
+  })();
+  return policy?.spec?.activationPreference === 'Lazy';
+}
+
+/** The binding a Work belongs to, from the Work's annotations. */
+export function bindingKeyOfWork(w: KObject): string | undefined {
+  const a = w.metadata.annotations ?? {};
+  if (a[ResourceBindingNameAnnotation] && a[ResourceBindingNamespaceAnnotation]) {
+    return refKey({ apiVersion: RB.apiVersion, kind: RB.kind, namespace: a[ResourceBindingNamespaceAnnotation], name: a[ResourceBindingNameAnnotation] });
+  }
+  if (a[ClusterResourceBindingAnnotation]) return refKey({ apiVersion: CRB.apiVersion, kind: CRB.kind, name: a[ClusterResourceBindingAnnotation] });
+  return undefined;
+}
+
+/** The Work a member object came from, from its work.karmada.io annotations. */
+function workKeyOfMember(o: KObject): string | undefined {
+  const a = o.metadata.annotations ?? {};
+  const ns = a[WorkNamespaceAnnotation];
+  const name = a[WorkNameAnnotation];
+  return ns && name ? refKey({ apiVersion: WORK.apiVersion, kind: WORK.kind, namespace: ns, name }) : undefined;
+}
+
+function clusterReadyChanged(c: ObjectChange): boolean {
+  const ready = (o: KObject | undefined) => findCondition(o?.status?.conditions as Condition[] | undefined, ClusterConditionReady)?.status;
+  return c.type !== 'MODIFIED' || ready(c.old) !== ready(c.object) || !!c.object.metadata.deletionTimestamp !== !!c.old?.metadata.deletionTimestamp;
+}
+
+function worksOfCluster(reader: ObjectReader, cluster: string): string[] {
+  return reader.list(WORK, { namespace: generateExecutionSpaceName(cluster) }).map(key);
+}
+
+function allBindings(reader: ObjectReader): string[] {
+  return [...reader.list(RB), ...reader.list(CRB)].map(key);
+}
+
+export interface ControllerOptions {
+  skippedPropagatingNamespaces: readonly RegExp[];
+}
+
+export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
+  return [
+    {
+      name: DETECTOR,
+      watches: (t, cluster) => cluster === undefined && isTemplateType(t),
+      reconcile: reconcileTemplate,
+      keysFor(c, reader) {
+        if (c.cluster !== undefined || !isTemplateType(c.object)) return [];
+        if (isIgnoredNamespace(c.object.metadata.namespace, opts.skippedPropagatingNamespaces)) return [];
+        if (c.type === 'DELETED') return [];
+        if (c.type === 'MODIFIED' && c.old) {
+          if (sameIgnoringStatus(c.old, c.object)) return [];
+          // The detector's own claim write: the binding was built from it in the same reconcile.
+          if (c.origin === DETECTOR && hasAnyClaim(c.object) && sameUserContent(c.old, c.object)) return [];
+          if (sameUserContent(c.old, c.object) && claimedPolicyIsLazy(c.object, reader)) return [detectorKey(refOf(c.object), true)];
+        }
+        return [detectorKey(refOf(c.object))];
+      },
+    },
+    {
+      name: POLICY,
+      watches: (t, cluster) => cluster === undefined && isPolicy(t),
+      reconcile: reconcilePolicy,
+      keysFor(c) {
+        if (c.cluster !== undefined || !isPolicy(c.object) || c.type === 'DELETED') return [];
+        return generationChanged(c) ? [key(c.object)] : [];
+      },
+    },
+    {
+      name: DEPENDENCIES,
+      watches: (t, cluster) => cluster === undefined && (is(t, RB) || (t.apiVersion === 'v1' && isTemplateType(t))),
+      reconcile: reconcileDependencies,
+      keysFor: dependencyKeys,
+    },
+    {
+      name: SCHEDULER,
+      watches: (t, cluster) => cluster === undefined && (isBinding(t) || is(t, CLUSTER)),
+      reconcile: reconcileSchedule,
+      keysFor(c, reader) {
+        if (c.cluster !== undefined) return [];
+        if (isBinding(c.object)) return c.type !== 'DELETED' && generationChanged(c) ? [key(c.object)] : [];
+        if (is(c.object, CLUSTER)) {
+          if (c.type === 'MODIFIED' && c.old && deepEqual(c.old.spec, c.object.spec) && deepEqual(c.old.metadata.labels, c.object.metadata.labels) && deepEqual(c.old.status, c.object.status) && !!c.old.metadata.deletionTimestamp === !!c.object.metadata.deletionTimestamp) return [];
+          return allBindings(reader);
+        }
+        return [];
+      },
+    },
+    {
+      name: BINDING,
+      watches: (t, cluster) => cluster === undefined && (isBinding(t) || is(t, OP) || is(t, COP) || is(t, WORK)),
+      reconcile: reconcileBinding,
+      keysFor(c, reader) {
+        if (c.cluster !== undefined) return [];
+        if (isBinding(c.object)) return c.type !== 'DELETED' && generationChanged(c) ? [key(c.object)] : [];
+        if (is(c.object, OP)) return reader.list(RB, { namespace: c.object.metadata.namespace }).map(key);
+        if (is(c.object, COP)) return allBindings(reader);
+        if (is(c.object, WORK) && c.type === 'DELETED') {
+          const k = bindingKeyOfWork(c.object);
+          return k ? [k] : [];
+        }
+        return [];
+      },
+    },
+    {
+      name: EXECUTION,
+      watches: (t, cluster) => cluster !== undefined || is(t, WORK) || is(t, CLUSTER),
+      reconcile: reconcileWork,
+      keysFor(c, reader) {
+        if (c.cluster !== undefined) {
+          if (c.object.metadata.labels?.[ManagedLabel] !== ManagedLabelValue) return [];
+          const k = workKeyOfMember(c.object);
+          if (!k) return [];
+          if (c.type === 'DELETED') return [k];
+          // Karmada ignores the events of its own writes, and updates that only touch status.
+          if (c.type === 'MODIFIED' && c.origin !== EXECUTION && c.old && !sameIgnoringStatus(c.old, c.object)) return [k];
+          return [];
+        }
+        if (is(c.object, WORK)) return c.type !== 'DELETED' && generationChanged(c) ? [key(c.object)] : [];
+        if (is(c.object, CLUSTER) && clusterReadyChanged(c)) return worksOfCluster(reader, c.object.metadata.name!);
+        return [];
+      },
+    },
+    {
+      name: WORK_STATUS,
+      watches: (t, cluster) => cluster !== undefined || is(t, WORK) || is(t, CLUSTER),
+      reconcile: reconcileWorkStatus,
+      keysFor(c, reader) {
+        if (c.cluster !== undefined) {
+          const k = workKeyOfMember(c.object);
+          return k && c.type !== 'DELETED' ? [k] : [];
+        }
+        if (is(c.object, WORK) && c.type !== 'DELETED') {
+          const applied = (o: KObject | undefined) => findCondition(o?.status?.conditions as Condition[] | undefined, WorkApplied)?.status;
+          return c.type === 'ADDED' || applied(c.old) !== applied(c.object) ? [key(c.object)] : [];
+        }
+        if (is(c.object, CLUSTER) && clusterReadyChanged(c)) return worksOfCluster(reader, c.object.metadata.name!);
+        return [];
+      },
+    },
+    {
+      name: BINDING_STATUS,
+      watches: (t, cluster) => cluster === undefined && (isBinding(t) || is(t, WORK)),
+      reconcile: reconcileBindingStatus,
+      keysFor(c) {
+        if (c.cluster !== undefined) return [];
+        if (is(c.object, WORK)) {
+          if (c.type === 'MODIFIED' && c.old && deepEqual(c.old.status, c.object.status) && !c.object.metadata.deletionTimestamp) return [];
+          const k = bindingKeyOfWork(c.object);
+          return k ? [k] : [];
+        }
+        if (isBinding(c.object) && c.type !== 'DELETED') {
+          if (!c.object.status?.lastScheduledTime) return [];
+          if (c.type === 'ADDED' || !c.old) return [key(c.object)];
+          const o = c.old;
+          const n = c.object;
+          const changed =
+            o.spec?.resource?.resourceVersion !== n.spec?.resource?.resourceVersion ||
+            o.status?.lastScheduledTime !== n.status?.lastScheduledTime ||
+            !deepEqual(o.spec?.clusters, n.spec?.clusters) ||
+            !deepEqual(o.spec?.gracefulEvictionTasks, n.spec?.gracefulEvictionTasks) ||
+            !deepEqual(o.spec?.requiredBy, n.spec?.requiredBy);
+          return changed ? [key(n)] : [];
+        }
+        return [];
+      },
+    },
+    {
+      name: FAILOVER,
+      watches: (t, cluster) => cluster === undefined && isBinding(t),
+      reconcile: reconcileApplicationFailover,
+      keysFor(c) {
+        if (c.cluster !== undefined || !isBinding(c.object) || c.type === 'DELETED') return [];
+        if (!c.object.spec?.failover?.application && !c.old?.spec?.failover?.application) return [];
+        if (c.type === 'MODIFIED' && c.old && deepEqual(c.old.spec, c.object.spec) && deepEqual(c.old.status?.aggregatedStatus, c.object.status?.aggregatedStatus)) return [];
+        return [key(c.object)];
+      },
+    },
+    {
+      name: EVICTION,
+      watches: (t, cluster) => cluster === undefined && isBinding(t),
+      reconcile: reconcileGracefulEviction,
+      keysFor(c) {
+        if (c.cluster !== undefined || !isBinding(c.object) || c.type === 'DELETED') return [];
+        if (!(c.object.spec?.gracefulEvictionTasks?.length > 0)) return [];
+        if (c.type === 'MODIFIED' && c.old && deepEqual(c.old.spec, c.object.spec) && deepEqual(c.old.status, c.object.status)) return [];
+        return [key(c.object)];
+      },
+    },
+    {
+      name: CLUSTER_CONTROLLER,
+      watches: (t, cluster) => cluster === undefined && (is(t, CLUSTER) || is(t, WORK)),
+      reconcile: reconcileCluster,
+      keysFor(c) {
+        if (c.cluster !== undefined) return [];
+        if (is(c.object, CLUSTER) && c.type !== 'DELETED' && c.object.metadata.deletionTimestamp) return [key(c.object)];
+        if (is(c.object, WORK) && c.type === 'DELETED') {
+          const ns = c.object.metadata.namespace ?? '';
+          if (ns.startsWith('karmada-es-')) return [refKey({ apiVersion: CLUSTER.apiVersion, kind: CLUSTER.kind, name: ns.slice('karmada-es-'.length) })];
+        }
+        return [];
+      },
+    },
+  ];
+}
+
+export { BINDING, BINDING_STATUS, CLUSTER_CONTROLLER, DEPENDENCIES, DETECTOR, EVICTION, EXECUTION, FAILOVER, POLICY, SCHEDULER, WORK_STATUS };

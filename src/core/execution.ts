@@ -1,0 +1,272 @@
+/**
+ * The execution controller (spec §4): for one Work, the Dispatching condition, then (unless
+ * suspended) the apply of its manifest to the member cluster with conflict resolution and retention,
+ * and the Applied condition; on Work deletion, the member object is deleted or preserved.
+ */
+import {
+  ClusterConditionReady,
+  ClusterPropagationPolicyAnnotation,
+  ClusterPropagationPolicyPermanentIDLabel,
+  ConflictResolutionAnnotation,
+  ConflictResolutionOverwrite,
+  EventReasonPreserveSkippedMissing,
+  EventReasonSyncFailed,
+  EventReasonSyncSucceed,
+  EventReasonWorkDispatching,
+  ExecutionControllerFinalizer,
+  ExecutionControllerName,
+  getClusterName,
+  ManagedAnnotationsAnnotation,
+  ManagedLabel,
+  ManagedLabelValue,
+  ManagedLabelsAnnotation,
+  ManagedResourceAnnotations,
+  ManagedResourceLabels,
+  PropagationPolicyNameAnnotation,
+  PropagationPolicyNamespaceAnnotation,
+  PropagationPolicyPermanentIDLabel,
+  ResourceTemplateUIDAnnotation,
+  WorkApplied,
+  WorkAppliedFailedReason,
+  workAppliedFailedMessage,
+  WorkAppliedSuccessfulMessage,
+  WorkAppliedSuccessfulReason,
+  WorkDispatching,
+  WorkDispatchingMessage,
+  WorkDispatchingReason,
+  WorkSuspendDispatchingMessage,
+  WorkSuspendDispatchingReason,
+} from '../api/constants.js';
+import { CLUSTER } from './kinds.js';
+import { deepClone, deepEqual, withMeta, findCondition, isTerminating, parseRefKey, refOf, removeFinalizer, setCondition, type Condition, type KObject, type ObjectRef } from './object.js';
+import { emptyResult, type CoreEvent, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
+
+export const EXECUTION = 'execution';
+
+export function isClusterReady(cluster: KObject | undefined): boolean {
+  const conds = (cluster?.status?.conditions ?? []) as Condition[];
+  return findCondition(conds, ClusterConditionReady)?.status === 'True';
+}
+
+export function manifestsOf(w: KObject): KObject[] {
+  return ((w.spec?.workload?.manifests ?? []) as KObject[]).filter((m) => m && typeof m === 'object');
+}
+
+function manifestRef(m: KObject): ObjectRef {
+  return { apiVersion: m.apiVersion, kind: m.kind, namespace: m.metadata?.namespace, name: m.metadata?.name ?? '' };
+}
+
+/** The template a manifest came from, for events: the manifest's identity plus the uid annotation. */
+function templateRefOf(m: KObject): ObjectRef {
+  const r = manifestRef(m);
+  const uid = m.metadata?.annotations?.[ResourceTemplateUIDAnnotation];
+  if (uid) r.uid = uid;
+  return r;
+}
+
+export function reconcileWork(ctx: ReconcileContext, key: string): ReconcileResult {
+  const ref = parseRefKey(key);
+  const w = ctx.reader.get(ref, ref.namespace, ref.name);
+  if (!w) return emptyResult();
+  let clusterName: string;
+  try {
+    clusterName = getClusterName(w.metadata.namespace ?? '');
+  } catch (e) {
+    return { ...emptyResult(), error: (e as Error).message };
+  }
+  const cluster = ctx.reader.get(CLUSTER, undefined, clusterName);
+  if (isTerminating(w)) return deleteWork(ctx, w, clusterName, cluster);
+  if (!cluster) return { ...emptyResult(), error: `cluster(${clusterName}) not found: the Work's namespace names no Cluster object` };
+
+  const events: CoreEvent[] = [];
+  const writes: Write[] = [];
+  const wref = refOf(w);
+  let conditions = (w.status?.conditions ?? []) as Condition[];
+
+  // Dispatching: written only when missing or its status flips, each write with an event.
+  const suspended = w.spec?.suspendDispatching === true;
+  const dispatching = suspended
+    ? { type: WorkDispatching, status: 'False' as const, reason: WorkSuspendDispatchingReason, message: WorkSuspendDispatchingMessage }
+    : { type: WorkDispatching, status: 'True' as const, reason: WorkDispatchingReason, message: WorkDispatchingMessage };
+  const cur = findCondition(conditions, WorkDispatching);
+  if (!cur || cur.status !== dispatching.status) {
+    conditions = setCondition(conditions, dispatching, ctx.now);
+    events.push({ involvedObject: wref, type: 'Normal', reason: EventReasonWorkDispatching, message: dispatching.message, source: ExecutionControllerName });
+  }
+  const statusWrite = (): Write[] => {
+    if (deepEqual(conditions, w.status?.conditions ?? [])) return [];
+    return [{ op: 'updateStatus', object: { ...w, status: { ...(w.status ?? {}), conditions } } }];
+  };
+  if (suspended) return { writes: statusWrite(), events };
+  if (!isClusterReady(cluster)) return { writes: statusWrite(), events, error: `cluster(${clusterName}) not ready` };
+
+  const manifests = manifestsOf(w);
+  const errors: string[] = [];
+  let ok = 0;
+  let wrote = false;
+  for (const m of manifests) {
+    try {
+      const write = applyManifest(ctx, m, clusterName);
+      if (write) {
+        writes.push(write);
+        wrote = true;
+      }
+      ok++;
+    } catch (e) {
+      errors.push((e as Error).message);
+    }
+  }
+  const wname = `${w.metadata.namespace}/${w.metadata.name}`;
+  if (errors.length) {
+    const msg = errors.join(', ');
+    conditions = setCondition(conditions, { type: WorkApplied, status: 'False', reason: WorkAppliedFailedReason, message: workAppliedFailedMessage(ok, manifests.length, msg) }, ctx.now);
+    events.push({ involvedObject: wref, type: 'Warning', reason: EventReasonSyncFailed, message: `Failed to sync work(${wname}) to cluster(${clusterName}), err: ${msg}`, source: ExecutionControllerName });
+    for (const m of manifests) events.push({ involvedObject: templateRefOf(m), type: 'Warning', reason: EventReasonSyncFailed, message: msg, source: ExecutionControllerName });
+    return { writes: [...writes, ...statusWrite()], events, error: msg };
+  }
+  const before = findCondition(conditions, WorkApplied);
+  conditions = setCondition(conditions, { type: WorkApplied, status: 'True', reason: WorkAppliedSuccessfulReason, message: WorkAppliedSuccessfulMessage }, ctx.now);
+  if (wrote || before?.status !== 'True') {
+    events.push({ involvedObject: wref, type: 'Normal', reason: EventReasonSyncSucceed, message: `Sync work(${wname}) to cluster(${clusterName}) successful.`, source: ExecutionControllerName });
+    for (const m of manifests) {
+      events.push({
+        involvedObject: templateRefOf(m),
+        type: 'Normal',
+        reason: EventReasonSyncSucceed,
+        message: `Successfully applied resource(${m.metadata?.namespace ? `${m.metadata.namespace}/` : ''}${m.metadata?.name}) to cluster ${clusterName}`,
+        source: ExecutionControllerName,
+      });
+    }
+  }
+  return { writes: [...writes, ...statusWrite()], events };
+}
+
+/** Creates or updates one member object; undefined when the member already matches. Throws on conflict. */
+function applyManifest(ctx: ReconcileContext, manifest: KObject, cluster: string): Write | undefined {
+  const r = manifestRef(manifest);
+  const observed = ctx.reader.get(r, r.namespace, r.name, cluster);
+  // The store copies what it is given (or, in the bench, keeps it as the immutable value it is).
+  if (!observed) return { op: 'create', object: manifest, cluster };
+  const desired: KObject = { ...manifest, metadata: { ...manifest.metadata } };
+  if (observed.metadata.labels?.[ManagedLabel] !== ManagedLabelValue && desired.metadata.annotations?.[ConflictResolutionAnnotation] !== ConflictResolutionOverwrite) {
+    throw new Error(
+      `resource(kind=${r.kind}, ${r.namespace ? `${r.namespace}/` : ''}${r.name}) already exists in the cluster ${cluster} and the work.karmada.io/conflict-resolution strategy value is empty, Karmada will not manage this resource`,
+    );
+  }
+  const updated = retain(ctx, desired, observed);
+  if (sameObject(updated, observed)) return undefined;
+  return { op: 'update', object: updated, cluster };
+}
+
+/**
+ * Keeps what the member cluster owns: resourceVersion (optimistic lock), finalizers, owner references,
+ * labels and annotations Karmada never managed; then the interpreter's Retain for the kind.
+ */
+export function retain(ctx: ReconcileContext, desired: KObject, observed: KObject): KObject {
+  const out = desired;
+  out.metadata.resourceVersion = observed.metadata.resourceVersion;
+  if (observed.metadata.finalizers) out.metadata.finalizers = [...observed.metadata.finalizers];
+  else delete out.metadata.finalizers;
+  if (observed.metadata.ownerReferences) out.metadata.ownerReferences = deepClone(observed.metadata.ownerReferences);
+  else delete out.metadata.ownerReferences;
+  out.metadata.labels = mergeMemberOwned(desired.metadata.labels, observed.metadata.labels, observed.metadata.annotations?.[ManagedLabelsAnnotation]);
+  out.metadata.annotations = mergeMemberOwned(desired.metadata.annotations, observed.metadata.annotations, observed.metadata.annotations?.[ManagedAnnotationsAnnotation]);
+  if (!out.metadata.labels) delete out.metadata.labels;
+  if (!out.metadata.annotations) delete out.metadata.annotations;
+  if (ctx.interpreter.hookEnabled(desired, 'Retain')) return ctx.interpreter.retain(out, observed);
+  return out;
+}
+
+function mergeMemberOwned(desired: Record<string, string> | undefined, observed: Record<string, string> | undefined, managedRecord: string | undefined): Record<string, string> | undefined {
+  const managed = new Set((managedRecord ?? '').split(',').filter(Boolean));
+  const out: Record<string, string> = { ...(desired ?? {}) };
+  for (const [k, v] of Object.entries(observed ?? {})) {
+    if (k in out) continue;
+    if (managed.has(k)) continue;
+    out[k] = v;
+  }
+  return Object.keys(out).length ? out : undefined;
+}
+
+/** Equal apart from what the member's server owns (status, generation, uid, timestamps). */
+function sameObject(desired: KObject, observed: KObject): boolean {
+  const strip = (o: KObject) => {
+    const { status: _s, metadata, ...rest } = o;
+    const { generation: _g, uid: _u, creationTimestamp: _c, managedFields: _m, deletionTimestamp: _d, ...meta } = metadata as Record<string, unknown>;
+    return { ...rest, metadata: meta };
+  };
+  return deepEqual(strip(desired), strip(observed));
+}
+
+/** Work deletion (spec §4.3): preserve or delete the member object, then release the Work. */
+function deleteWork(ctx: ReconcileContext, w: KObject, clusterName: string, cluster: KObject | undefined): ReconcileResult {
+  if (!w.metadata.finalizers?.includes(ExecutionControllerFinalizer)) return emptyResult();
+  const writes: Write[] = [];
+  const events: CoreEvent[] = [];
+  const release = () => {
+    const done = withMeta(w);
+    removeFinalizer(done, ExecutionControllerFinalizer);
+    writes.push({ op: 'update', object: done });
+  };
+  // Without a Cluster object there is no member to clean (the cluster was removed): just let go.
+  if (!cluster) {
+    release();
+    return { writes, events };
+  }
+  if (w.spec?.preserveResourcesOnDeletion === true) {
+    for (const m of manifestsOf(w)) {
+      const r = manifestRef(m);
+      const observed = ctx.reader.get(r, r.namespace, r.name, clusterName);
+      if (!observed) {
+        // Karmada retries forever here; an object already gone has nothing left to preserve (README point 8).
+        events.push({
+          involvedObject: refOf(w),
+          type: 'Normal',
+          reason: EventReasonPreserveSkippedMissing,
+          message: `resource(kind=${r.kind}, ${r.namespace ? `${r.namespace}/` : ''}${r.name}) is already gone from cluster ${clusterName}; nothing to preserve`,
+          source: ExecutionControllerName,
+        });
+        continue;
+      }
+      const desired = stripKarmadaMetadata(deepClone(m));
+      const updated = retain(ctx, desired, observed);
+      if (!sameObject(updated, observed)) writes.push({ op: 'update', object: updated, cluster: clusterName });
+    }
+    release();
+    return { writes, events };
+  }
+  if (!isClusterReady(cluster)) {
+    if (!isTerminating(cluster)) return { ...emptyResult(), error: `cluster(${clusterName}) not ready` };
+    release();
+    return { writes, events };
+  }
+  for (const m of manifestsOf(w)) {
+    const r = manifestRef(m);
+    const observed = ctx.reader.get(r, r.namespace, r.name, clusterName);
+    if (!observed || observed.metadata.labels?.[ManagedLabel] !== ManagedLabelValue) continue;
+    writes.push({ op: 'delete', ref: r, cluster: clusterName });
+  }
+  release();
+  return { writes, events };
+}
+
+/** What a preserved member object loses: Karmada's managed labels and annotations and its claim. */
+export function stripKarmadaMetadata(m: KObject): KObject {
+  const labels = { ...(m.metadata.labels ?? {}) };
+  const ann = { ...(m.metadata.annotations ?? {}) };
+  if (m.metadata.namespace) {
+    delete labels[PropagationPolicyPermanentIDLabel];
+    delete ann[PropagationPolicyNamespaceAnnotation];
+    delete ann[PropagationPolicyNameAnnotation];
+  } else {
+    delete labels[ClusterPropagationPolicyPermanentIDLabel];
+    delete ann[ClusterPropagationPolicyAnnotation];
+  }
+  for (const l of ManagedResourceLabels) delete labels[l];
+  for (const a of ManagedResourceAnnotations) delete ann[a];
+  if (Object.keys(labels).length) m.metadata.labels = labels;
+  else delete m.metadata.labels;
+  if (Object.keys(ann).length) m.metadata.annotations = ann;
+  else delete m.metadata.annotations;
+  return m;
+}

@@ -1,0 +1,281 @@
+/**
+ * Plain-object helpers the reconcilers share: identity of objects, deep copy and comparison, labels,
+ * annotations and conditions. Objects are JSON values; nothing here knows about a store.
+ */
+import type { ObjectMeta } from '../api/generated/types.js';
+
+/** Any Kubernetes-shaped object. Reconcilers treat what they are given as read-only. */
+export interface KObject {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  spec?: any;
+  status?: any;
+  [field: string]: unknown;
+}
+
+/** What identifies an object in one cluster (control plane or member). */
+export interface ObjectRef {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+  uid?: string;
+}
+
+export interface TypeRef {
+  apiVersion: string;
+  kind: string;
+}
+
+export function groupOf(apiVersion: string): string {
+  const i = apiVersion.indexOf('/');
+  return i < 0 ? '' : apiVersion.slice(0, i);
+}
+
+export function versionOf(apiVersion: string): string {
+  const i = apiVersion.indexOf('/');
+  return i < 0 ? apiVersion : apiVersion.slice(i + 1);
+}
+
+/**
+ * Storage identity of a type: group and kind, not version, since every served version of a kind is a
+ * view of the same objects (autoscaling/v1 and v2 HorizontalPodAutoscaler are one resource).
+ */
+export function typeKey(t: TypeRef): string {
+  return `${groupOf(t.apiVersion)}/${t.kind}`;
+}
+
+export function refOf(obj: KObject): ObjectRef {
+  const r: ObjectRef = { apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name ?? '' };
+  if (obj.metadata.namespace) r.namespace = obj.metadata.namespace;
+  if (obj.metadata.uid) r.uid = obj.metadata.uid;
+  return r;
+}
+
+/** A string key for queues: `apiVersion|kind|namespace|name`. */
+export function refKey(r: ObjectRef): string {
+  return `${r.apiVersion}|${r.kind}|${r.namespace ?? ''}|${r.name}`;
+}
+
+export function parseRefKey(key: string): ObjectRef {
+  const [apiVersion, kind, namespace, name] = key.split('|') as [string, string, string, string];
+  const r: ObjectRef = { apiVersion, kind, name };
+  if (namespace) r.namespace = namespace;
+  return r;
+}
+
+/** `Kind ns/name` for messages. */
+export function describeRef(r: ObjectRef): string {
+  return r.namespace ? `${r.kind} ${r.namespace}/${r.name}` : `${r.kind} ${r.name}`;
+}
+
+export function nsName(namespace: string | undefined, name: string): string {
+  return namespace ? `${namespace}/${name}` : name;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Copy and compare
+
+export function deepClone<T>(v: T): T {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) {
+    const out = new Array(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = deepClone(v[i]);
+    return out as T;
+  }
+  const out: Record<string, unknown> = {};
+  for (const k in v as Record<string, unknown>) {
+    const x = (v as Record<string, unknown>)[k];
+    if (x !== undefined) out[k] = deepClone(x);
+  }
+  return out as T;
+}
+
+/** Structural equality of JSON values; `undefined` fields count as absent. */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ao = a as Record<string, unknown>;
+  const bo = b as Record<string, unknown>;
+  let na = 0;
+  for (const k in ao) {
+    if (ao[k] === undefined) continue;
+    na++;
+    if (!deepEqual(ao[k], bo[k])) return false;
+  }
+  let nb = 0;
+  for (const k in bo) if (bo[k] !== undefined) nb++;
+  return na === nb;
+}
+
+/**
+ * A copy to change metadata on: metadata is copied, everything else shared. Label, annotation and
+ * finalizer helpers replace those maps rather than mutate them, so shared values stay untouched.
+ */
+export function withMeta<T extends { metadata: ObjectMeta }>(o: T): T {
+  return { ...o, metadata: { ...o.metadata } };
+}
+
+/** A copy to change metadata and top-level spec fields on. */
+export function withMetaAndSpec(o: KObject): KObject {
+  return { ...o, metadata: { ...o.metadata }, spec: { ...(o.spec ?? {}) } };
+}
+
+/** Recursively freezes a value, so a reconciler that mutates what it read fails loudly in tests. */
+export function deepFreeze<T>(v: T): T {
+  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const k in v as Record<string, unknown>) deepFreeze((v as Record<string, unknown>)[k]);
+  }
+  return v;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Labels and annotations
+
+export function labelsOf(obj: { metadata?: ObjectMeta }): Record<string, string> {
+  return obj.metadata?.labels ?? {};
+}
+
+export function annotationsOf(obj: { metadata?: ObjectMeta }): Record<string, string> {
+  return obj.metadata?.annotations ?? {};
+}
+
+export function getLabel(obj: { metadata?: ObjectMeta }, key: string): string | undefined {
+  return obj.metadata?.labels?.[key];
+}
+
+export function getAnnotation(obj: { metadata?: ObjectMeta }, key: string): string | undefined {
+  return obj.metadata?.annotations?.[key];
+}
+
+/** Sets or (value undefined) removes a label on a mutable object, dropping the map when it empties. */
+export function setLabel(obj: { metadata: ObjectMeta }, key: string, value: string | undefined): void {
+  obj.metadata.labels = setKey(obj.metadata.labels, key, value);
+  if (obj.metadata.labels === undefined) delete obj.metadata.labels;
+}
+
+export function setAnnotation(obj: { metadata: ObjectMeta }, key: string, value: string | undefined): void {
+  obj.metadata.annotations = setKey(obj.metadata.annotations, key, value);
+  if (obj.metadata.annotations === undefined) delete obj.metadata.annotations;
+}
+
+function setKey(map: Record<string, string> | undefined, key: string, value: string | undefined): Record<string, string> | undefined {
+  if (value === undefined) {
+    if (!map || !(key in map)) return map;
+    const { [key]: _, ...rest } = map;
+    return Object.keys(rest).length ? rest : undefined;
+  }
+  return { ...(map ?? {}), [key]: value };
+}
+
+export function hasFinalizer(obj: { metadata: ObjectMeta }, f: string): boolean {
+  return obj.metadata.finalizers?.includes(f) ?? false;
+}
+
+export function addFinalizer(obj: { metadata: ObjectMeta }, f: string): void {
+  if (!hasFinalizer(obj, f)) obj.metadata.finalizers = [...(obj.metadata.finalizers ?? []), f];
+}
+
+export function removeFinalizer(obj: { metadata: ObjectMeta }, f: string): void {
+  const rest = (obj.metadata.finalizers ?? []).filter((x) => x !== f);
+  if (rest.length) obj.metadata.finalizers = rest;
+  else delete obj.metadata.finalizers;
+}
+
+export function isTerminating(obj: { metadata?: ObjectMeta } | undefined): boolean {
+  return !!obj?.metadata?.deletionTimestamp;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Conditions
+
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+  observedGeneration?: number;
+}
+
+export function findCondition(conds: readonly Condition[] | undefined | null, type: string): Condition | undefined {
+  return conds?.find((c) => c.type === type);
+}
+
+/**
+ * Sets a condition the way apimachinery's SetStatusCondition does: lastTransitionTime moves only when
+ * the status flips; reason and message are replaced. Returns a new list.
+ */
+export function setCondition(
+  conds: readonly Condition[] | undefined | null,
+  c: Omit<Condition, 'lastTransitionTime'>,
+  now: Date,
+): Condition[] {
+  const list = [...(conds ?? [])];
+  const i = list.findIndex((x) => x.type === c.type);
+  if (i < 0) {
+    list.push({ ...c, lastTransitionTime: rfc3339(now) });
+    return list;
+  }
+  const old = list[i]!;
+  list[i] = { ...old, ...c, lastTransitionTime: old.status === c.status ? old.lastTransitionTime : rfc3339(now) };
+  return list;
+}
+
+/** RFC 3339 with second precision, as Kubernetes serialises metav1.Time. */
+export function rfc3339(d: Date): string {
+  const sec = Math.floor(d.getTime() / 1000);
+  // Reconcilers stamp many objects within the same second: format each second once.
+  if (sec !== lastSecond) {
+    lastSecond = sec;
+    lastFormatted = new Date(sec * 1000).toISOString().replace('.000Z', 'Z');
+  }
+  return lastFormatted;
+}
+let lastSecond = Number.NaN;
+let lastFormatted = '';
+
+export function parseTime(s: string | undefined | null): number | undefined {
+  if (!s) return undefined;
+  const t = Date.parse(s);
+  return Number.isNaN(t) ? undefined : t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON values
+
+export function isObject(v: unknown): v is Record<string, any> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Reads a dotted path (`spec.replicas`) from a JSON value. */
+export function getPath(obj: unknown, path: string): unknown {
+  let cur: unknown = obj;
+  for (const seg of path.split('.')) {
+    if (!isObject(cur)) return undefined;
+    cur = cur[seg];
+  }
+  return cur;
+}
+
+const interned = new Map<string, string>();
+
+/**
+ * One shared copy of a string that many objects repeat (managed-key lists, applied placements):
+ * V8 does not deduplicate computed strings, and at fleet scale they dominate memory.
+ */
+export function intern(s: string): string {
+  const hit = interned.get(s);
+  if (hit !== undefined) return hit;
+  if (interned.size > 100_000) interned.clear();
+  interned.set(s, s);
+  return s;
+}

@@ -1,0 +1,200 @@
+/**
+ * The boundary of the reconcile core. A reconciler is a pure function of what it reads (through an
+ * ObjectReader), the time, and two evaluators (scheduler and interpreter); it returns the writes and
+ * events it wants. Whoever runs it (the embedded control plane, the real controller) implements these
+ * ports; the core never imports a store, a queue or a network client.
+ */
+import type { Health } from '../api/constants.js';
+import type { KObject, ObjectRef, TypeRef } from './object.js';
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+export interface ListOptions {
+  namespace?: string;
+  /** Equality match on these labels; implementations index the permanent-id labels. */
+  labels?: Record<string, string>;
+}
+
+/**
+ * Read access to the control plane (cluster undefined) and to member clusters (cluster = its name).
+ * Returned objects are shared with the store: never mutate them, copy first.
+ */
+export interface ObjectReader {
+  get(type: TypeRef, namespace: string | undefined, name: string, cluster?: string): KObject | undefined;
+  list(type: TypeRef, opts?: ListOptions, cluster?: string): KObject[];
+  /** Every type with at least one object in that cluster: the detector's view of "all templates". */
+  types(cluster?: string): TypeRef[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+/**
+ * A write a reconciler asks for. Updates carry metadata.resourceVersion for optimistic locking.
+ * `then` continues with the object as stored (new resourceVersion, generation): Karmada builds a
+ * binding from the template its claim update returned, and stamps schedulerObservedGeneration from
+ * the binding its spec update returned.
+ */
+export type Write =
+  | { op: 'create'; object: KObject; cluster?: string; then?: Continuation }
+  | { op: 'update'; object: KObject; cluster?: string; then?: Continuation }
+  | { op: 'updateStatus'; object: KObject; cluster?: string }
+  /** Deletion request; `ignoreNotFound` defaults to true (every Karmada delete path tolerates NotFound). */
+  | { op: 'delete'; ref: ObjectRef; cluster?: string; ignoreNotFound?: boolean };
+
+/** What follows a write, computed from the object as stored. */
+export type Continuation = (written: KObject) => { writes: Write[]; events?: CoreEvent[] };
+
+export interface CoreEvent {
+  involvedObject: ObjectRef;
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+  /** The controller that reported it. */
+  source: string;
+}
+
+export interface EnqueueRequest {
+  controller: string;
+  key: string;
+}
+
+export interface ReconcileResult {
+  writes: Write[];
+  events: CoreEvent[];
+  /** Look at this key again after that many seconds (time-based waits: toleration, grace periods). */
+  requeueAfterSeconds?: number;
+  /** A failed reconcile: retried with rate limiting. Writes and events before the failure still apply. */
+  error?: string;
+  /** Other keys to look at (a policy change re-enqueues its templates). */
+  enqueue?: EnqueueRequest[];
+}
+
+export function emptyResult(): ReconcileResult {
+  return { writes: [], events: [] };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scheduler port
+
+export interface TargetCluster {
+  name: string;
+  replicas?: number;
+}
+
+/**
+ * One scheduling pass over one binding, the shape src/scheduler's `schedule()` returns: what to write
+ * (spec.clusters, the applied-placement annotation, the scheduler's status fields) and the events.
+ */
+export interface SchedulePass {
+  action: 'Skipped' | 'Unchanged' | 'Scheduled' | 'Failed';
+  /** New spec.clusters: null clears, undefined leaves as is. */
+  clusters?: TargetCluster[] | null;
+  appliedPlacement?: string;
+  status: {
+    conditions?: unknown[];
+    schedulerObservedGeneration?: number;
+    lastScheduledTime?: string;
+    schedulerObservingAffinityName?: string;
+  };
+  statusChanged: boolean;
+  retry: boolean;
+  error?: { kind: string; message: string };
+  events: Array<{ object: 'binding' | 'resource'; type: 'Normal' | 'Warning'; reason: string; message: string }>;
+  /** When an eviction-history block ends: a failed binding is looked at again then. */
+  evictionBlockExpiresAt?: string;
+}
+
+export type ScheduleFn = (binding: KObject, clusters: readonly KObject[], now: Date) => SchedulePass;
+
+// ---------------------------------------------------------------------------------------------
+// Interpreter port
+
+export type InterpreterOperation =
+  | 'InterpretReplica'
+  | 'ReviseReplica'
+  | 'Retain'
+  | 'AggregateStatus'
+  | 'InterpretStatus'
+  | 'InterpretHealth'
+  | 'InterpretDependency';
+
+export interface DependentObjectReference {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  name?: string;
+  labelSelector?: { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values?: string[] }[] };
+}
+
+export interface AggregatedStatusItem {
+  clusterName: string;
+  status?: Record<string, unknown>;
+  applied?: boolean;
+  appliedMessage?: string;
+  health?: Health;
+  settled?: boolean;
+}
+
+/**
+ * The per-kind knowledge the core needs: user customizations first, then built-ins, then native.
+ * Each operation throws on an interpreter error; callers turn that into the Karmada outcome.
+ */
+export interface Interpreter {
+  hookEnabled(type: TypeRef, op: InterpreterOperation): boolean;
+  getReplicas(obj: KObject): { replicas: number; replicaRequirements?: Record<string, unknown> | null };
+  reviseReplica(obj: KObject, replicas: number): KObject;
+  retain(desired: KObject, observed: KObject): KObject;
+  reflectStatus(obj: KObject): Record<string, unknown> | undefined;
+  interpretHealth(obj: KObject): boolean;
+  aggregateStatus(obj: KObject, items: readonly AggregatedStatusItem[]): KObject;
+  getDependencies(obj: KObject): DependentObjectReference[];
+}
+
+// ---------------------------------------------------------------------------------------------
+// What every reconciler gets
+
+export interface CoreOptions {
+  /** Feature gate PropagationPolicyPreemption (Karmada default off). */
+  policyPreemption: boolean;
+  /** `--graceful-eviction-timeout`, seconds. */
+  gracefulEvictionTimeoutSeconds: number;
+  /** `--skipped-propagating-namespaces`, anchored. */
+  skippedPropagatingNamespaces: readonly RegExp[];
+}
+
+export interface ReconcileContext {
+  reader: ObjectReader;
+  now: Date;
+  interpreter: Interpreter;
+  schedule: ScheduleFn;
+  options: CoreOptions;
+}
+
+export type Reconcile = (ctx: ReconcileContext, key: string) => ReconcileResult;
+
+// ---------------------------------------------------------------------------------------------
+// Controllers: a reconciler and what wakes it up
+
+/** A change the store reports (the store's watch event, seen from the core). */
+export interface ObjectChange {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  object: KObject;
+  old?: KObject;
+  cluster?: string;
+  /** The controller whose write caused the change; undefined for users and simulations. */
+  origin?: string;
+}
+
+export interface ControllerSpec {
+  name: string;
+  reconcile: Reconcile;
+  /** The keys of this controller a change concerns (its watches and predicates). */
+  keysFor(change: ObjectChange, reader: ObjectReader): string[];
+  /**
+   * Which types this controller watches at all (cluster: undefined for the control plane, a name for a
+   * member). The answer is cached per type, so keysFor only sees changes it may care about.
+   */
+  watches?(type: TypeRef, cluster: string | undefined): boolean;
+}

@@ -1,0 +1,77 @@
+/**
+ * The scheduler's write-back: runs one scheduling pass (the ScheduleFn port, src/scheduler) for a
+ * binding and turns its outcome into the spec patch (clusters + applied-placement annotation), the
+ * status patch (Scheduled condition, observed generation) and events. Only bindings claimed by a
+ * policy, or managed by a third party, are scheduled.
+ */
+import {
+  AppliedPlacementAnnotation,
+  BindingManagedByLabel,
+  ClusterPropagationPolicyPermanentIDLabel,
+  PropagationPolicyPermanentIDLabel,
+  SchedulerName,
+} from '../api/constants.js';
+import { CLUSTER } from './kinds.js';
+import { deepClone, deepEqual, getLabel, intern, isTerminating, parseRefKey, parseTime, refOf, type KObject, type ObjectRef } from './object.js';
+import { emptyResult, type CoreEvent, type ReconcileContext, type ReconcileResult, type SchedulePass, type Write } from './ports.js';
+
+export const SCHEDULER = 'scheduler';
+
+export function isSchedulable(b: KObject): boolean {
+  return !!(getLabel(b, PropagationPolicyPermanentIDLabel) || getLabel(b, ClusterPropagationPolicyPermanentIDLabel) || getLabel(b, BindingManagedByLabel));
+}
+
+export function reconcileSchedule(ctx: ReconcileContext, key: string): ReconcileResult {
+  const ref = parseRefKey(key);
+  const b = ctx.reader.get(ref, ref.namespace, ref.name);
+  if (!b || isTerminating(b) || !isSchedulable(b)) return emptyResult();
+  const clusters = ctx.reader.list(CLUSTER).filter((c) => !isTerminating(c));
+  let pass: SchedulePass;
+  try {
+    pass = ctx.schedule(b, clusters, ctx.now);
+  } catch (e) {
+    return { ...emptyResult(), error: `scheduling ${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name} failed: ${(e as Error).message}` };
+  }
+  const events: CoreEvent[] = [];
+  const bref = refOf(b);
+  const tref = b.spec?.resource as ObjectRef | undefined;
+  for (const ev of pass.events) {
+    const involved = ev.object === 'binding' ? bref : tref;
+    if (involved) events.push({ involvedObject: involved, type: ev.type, reason: ev.reason, message: ev.message, source: SchedulerName });
+  }
+
+  // Only spec.clusters and one annotation change: copy those paths, share the rest.
+  const next: KObject = { ...b, metadata: { ...b.metadata }, spec: { ...b.spec } };
+  let specChanged = false;
+  if (pass.clusters !== undefined) {
+    const clustersNow = pass.clusters === null || pass.clusters.length === 0 ? undefined : pass.clusters;
+    if (!deepEqual(clustersNow, b.spec?.clusters)) {
+      if (clustersNow) next.spec.clusters = deepClone(clustersNow);
+      else delete next.spec.clusters;
+      specChanged = true;
+    }
+  }
+  if (pass.appliedPlacement !== undefined && b.metadata.annotations?.[AppliedPlacementAnnotation] !== pass.appliedPlacement) {
+    next.metadata.annotations = { ...(next.metadata.annotations ?? {}), [AppliedPlacementAnnotation]: intern(pass.appliedPlacement) };
+    specChanged = true;
+  }
+  const statusOf = (base: KObject): Write[] => {
+    const status = { ...(base.status ?? {}) } as Record<string, unknown>;
+    for (const [k, v] of Object.entries(pass.status)) {
+      if (v === undefined) delete status[k];
+      else status[k] = v;
+    }
+    return deepEqual(status, base.status ?? {}) ? [] : [{ op: 'updateStatus', object: { ...base, status } }];
+  };
+  const writes: Write[] = [];
+  if (specChanged) {
+    writes.push({ op: 'update', object: next, then: (written) => ({ writes: statusOf(written) }) });
+  } else if (pass.statusChanged) {
+    writes.push(...statusOf(b));
+  }
+  const result: ReconcileResult = { writes, events };
+  if (pass.error && pass.retry) result.error = pass.error.message;
+  const until = parseTime(pass.evictionBlockExpiresAt);
+  if (pass.error && until !== undefined) result.requeueAfterSeconds = Math.max(1, Math.ceil((until - ctx.now.getTime()) / 1000));
+  return result;
+}

@@ -1,0 +1,181 @@
+/**
+ * Status flow (spec §5): the work-status controller reflects each member object's status and health
+ * into its Work; the binding-status controller aggregates Works into the binding's aggregatedStatus
+ * with the FullyApplied condition, and writes AggregateStatus back onto the template.
+ */
+import {
+  BindingFullyApplied,
+  ClusterResourceBindingStatusControllerName,
+  EventReasonAggregateStatusFailed,
+  EventReasonAggregateStatusSucceed,
+  EventReasonInterpretHealthFailed,
+  EventReasonInterpretHealthSucceed,
+  EventReasonReflectStatusFailed,
+  EventReasonReflectStatusSucceed,
+  FullyAppliedFailedMessage,
+  FullyAppliedFailedReason,
+  FullyAppliedSuccessMessage,
+  FullyAppliedSuccessReason,
+  getClusterName,
+  ResourceBindingStatusControllerName,
+  WorkApplied,
+  WorkStatusControllerName,
+  type Health,
+} from '../api/constants.js';
+import { findBuiltinKind } from '../api/kubernetes-kinds.js';
+import { clusterOfWork, expectedClusters, isClusterBinding, worksOf } from './binding.js';
+import { isClusterReady, manifestsOf } from './execution.js';
+import { CLUSTER } from './kinds.js';
+import { deepEqual, findCondition, groupOf, isTerminating, nsName, parseRefKey, refOf, setCondition, versionOf, type Condition, type KObject, type ObjectRef } from './object.js';
+import { emptyResult, type AggregatedStatusItem, type CoreEvent, type ReconcileContext, type ReconcileResult } from './ports.js';
+
+export const WORK_STATUS = 'work-status';
+export const BINDING_STATUS = 'binding-status';
+
+function pluralOf(apiVersion: string, kind: string): string {
+  return findBuiltinKind(apiVersion, kind)?.plural ?? `${kind.toLowerCase()}s`;
+}
+
+/** Health of a member object: Healthy when the kind has no health hook, Unknown when it fails. */
+export function interpretHealth(ctx: ReconcileContext, obj: KObject): { health: Health; error?: string } {
+  if (!ctx.interpreter.hookEnabled(obj, 'InterpretHealth')) return { health: 'Healthy' };
+  try {
+    return { health: ctx.interpreter.interpretHealth(obj) ? 'Healthy' : 'Unhealthy' };
+  } catch (e) {
+    return { health: 'Unknown', error: (e as Error).message };
+  }
+}
+
+export function reconcileWorkStatus(ctx: ReconcileContext, key: string): ReconcileResult {
+  const ref = parseRefKey(key);
+  const w = ctx.reader.get(ref, ref.namespace, ref.name);
+  if (!w || isTerminating(w)) return emptyResult();
+  if (findCondition(w.status?.conditions as Condition[] | undefined, WorkApplied)?.status !== 'True') return emptyResult();
+  let clusterName: string;
+  try {
+    clusterName = getClusterName(w.metadata.namespace ?? '');
+  } catch (e) {
+    return { ...emptyResult(), error: (e as Error).message };
+  }
+  if (!isClusterReady(ctx.reader.get(CLUSTER, undefined, clusterName))) return { ...emptyResult(), error: `cluster(${clusterName}) not ready` };
+  const events: CoreEvent[] = [];
+  const wref = refOf(w);
+  const manifests = manifestsOf(w);
+  let statuses = (w.status?.manifestStatuses ?? []) as unknown[];
+  for (let i = 0; i < manifests.length; i++) {
+    const m = manifests[i]!;
+    const observed = ctx.reader.get(m, m.metadata?.namespace, m.metadata?.name ?? '', clusterName);
+    // An object gone from the member leaves the last status in place.
+    if (!observed) continue;
+    let reflected: Record<string, unknown> | undefined;
+    try {
+      reflected = ctx.interpreter.reflectStatus(observed);
+    } catch (e) {
+      events.push({ involvedObject: wref, type: 'Warning', reason: EventReasonReflectStatusFailed, message: `Reflect status for object(${m.kind}/${nsName(m.metadata?.namespace, m.metadata?.name ?? '')}) failed: ${(e as Error).message}`, source: WorkStatusControllerName });
+      return { writes: [], events, error: (e as Error).message };
+    }
+    const h = interpretHealth(ctx, observed);
+    if (h.error) events.push({ involvedObject: wref, type: 'Warning', reason: EventReasonInterpretHealthFailed, message: `Interpret health of object(${m.kind}/${nsName(m.metadata?.namespace, m.metadata?.name ?? '')}) failed: ${h.error}`, source: WorkStatusControllerName });
+    const identifier: Record<string, unknown> = {
+      ordinal: i,
+      group: groupOf(m.apiVersion),
+      version: versionOf(m.apiVersion),
+      kind: m.kind,
+      resource: pluralOf(m.apiVersion, m.kind),
+      name: m.metadata?.name ?? '',
+    };
+    if (m.metadata?.namespace) identifier.namespace = m.metadata.namespace;
+    const item: Record<string, unknown> = { identifier, health: h.health };
+    if (reflected !== undefined && reflected !== null) item.status = reflected;
+    // Karmada replaces the whole list with the item of the object that changed.
+    const next = [item];
+    if (!deepEqual(next, statuses)) {
+      statuses = next;
+      events.push({ involvedObject: wref, type: 'Normal', reason: EventReasonReflectStatusSucceed, message: `Reflect status for object(${m.kind}/${nsName(m.metadata?.namespace, m.metadata?.name ?? '')}) succeed.`, source: WorkStatusControllerName });
+      if (!h.error && ctx.interpreter.hookEnabled(observed, 'InterpretHealth')) {
+        events.push({ involvedObject: wref, type: 'Normal', reason: EventReasonInterpretHealthSucceed, message: `Interpret health of object(${m.kind}/${nsName(m.metadata?.namespace, m.metadata?.name ?? '')}) as ${h.health}.`, source: WorkStatusControllerName });
+      }
+    }
+  }
+  if (deepEqual(statuses, w.status?.manifestStatuses ?? [])) return { writes: [], events };
+  return { writes: [{ op: 'updateStatus', object: { ...w, status: { ...(w.status ?? {}), manifestStatuses: statuses } } }], events };
+}
+
+/** One aggregatedStatus item per (non-terminating) Work of the binding, sorted by cluster. */
+export function aggregatedItems(ctx: ReconcileContext, b: KObject): AggregatedStatusItem[] {
+  const tpl = b.spec?.resource as ObjectRef;
+  const previous = new Map(((b.status?.aggregatedStatus ?? []) as AggregatedStatusItem[]).map((i) => [i.clusterName, i]));
+  const items: AggregatedStatusItem[] = [];
+  for (const w of worksOf(ctx, b)) {
+    if (isTerminating(w)) continue;
+    let clusterName: string;
+    try {
+      clusterName = clusterOfWork(w);
+    } catch {
+      continue;
+    }
+    const applied = findCondition(w.status?.conditions as Condition[] | undefined, WorkApplied);
+    const prev = previous.get(clusterName);
+    let item: AggregatedStatusItem;
+    if (applied?.status !== 'True') {
+      item = { clusterName, applied: false, appliedMessage: applied?.message ?? '', health: 'Unknown' };
+    } else {
+      item = { clusterName, applied: true, health: 'Unknown' };
+      for (const ms of (w.status?.manifestStatuses ?? []) as Array<{ identifier: Record<string, unknown>; status?: Record<string, unknown>; health?: Health }>) {
+        const id = ms.identifier;
+        if (id.kind === tpl.kind && id.name === tpl.name && (id.namespace ?? '') === (tpl.namespace ?? '') && id.group === groupOf(tpl.apiVersion)) {
+          if (ms.status !== undefined) item.status = ms.status;
+          item.health = ms.health ?? 'Unknown';
+        }
+      }
+    }
+    // karmada-lite extension: remember that the application was once healthy there (failover healthyState).
+    if (prev?.settled || item.health === 'Healthy') item.settled = true;
+    items.push(item);
+  }
+  return items.sort((a, c) => (a.clusterName < c.clusterName ? -1 : a.clusterName > c.clusterName ? 1 : 0));
+}
+
+export function reconcileBindingStatus(ctx: ReconcileContext, key: string): ReconcileResult {
+  const ref = parseRefKey(key);
+  const b = ctx.reader.get(ref, ref.namespace, ref.name);
+  if (!b || isTerminating(b)) return emptyResult();
+  const source = isClusterBinding(b) ? ClusterResourceBindingStatusControllerName : ResourceBindingStatusControllerName;
+  const events: CoreEvent[] = [];
+  const items = aggregatedItems(ctx, b);
+  const expected = expectedClusters(b);
+  const full = expected.size > 0 && items.length === expected.size && items.every((i) => i.applied && expected.has(i.clusterName));
+  const conditions = setCondition(
+    b.status?.conditions as Condition[] | undefined,
+    full
+      ? { type: BindingFullyApplied, status: 'True', reason: FullyAppliedSuccessReason, message: FullyAppliedSuccessMessage }
+      : { type: BindingFullyApplied, status: 'False', reason: FullyAppliedFailedReason, message: FullyAppliedFailedMessage },
+    ctx.now,
+  );
+  const status = { ...(b.status ?? {}), aggregatedStatus: items, conditions };
+  if (!items.length) delete (status as Record<string, unknown>).aggregatedStatus;
+  const writes: ReconcileResult['writes'] = [];
+  const bref = refOf(b);
+  const what = isClusterBinding(b) ? `ClusterResourceBinding(${b.metadata.name})` : `ResourceBinding(${nsName(b.metadata.namespace, b.metadata.name!)})`;
+  if (!deepEqual(status, b.status ?? {})) {
+    writes.push({ op: 'updateStatus', object: { ...b, status } });
+    events.push({ involvedObject: bref, type: 'Normal', reason: EventReasonAggregateStatusSucceed, message: `Update ${what} with AggregatedStatus successfully.`, source });
+  }
+
+  // AggregateStatus onto the template, when the kind has the hook.
+  const r = b.spec?.resource as ObjectRef | undefined;
+  const tpl = r && ctx.reader.get(r, r.namespace, r.name);
+  if (tpl && !isTerminating(tpl) && ctx.interpreter.hookEnabled(tpl, 'AggregateStatus')) {
+    try {
+      const next = ctx.interpreter.aggregateStatus(tpl, items);
+      if (!deepEqual(next.status, tpl.status)) {
+        writes.push({ op: 'updateStatus', object: { ...tpl, status: next.status } });
+        events.push({ involvedObject: refOf(tpl), type: 'Normal', reason: EventReasonAggregateStatusSucceed, message: 'Update Resource with AggregatedStatus successfully.', source });
+      }
+    } catch (e) {
+      events.push({ involvedObject: refOf(tpl), type: 'Warning', reason: EventReasonAggregateStatusFailed, message: (e as Error).message, source });
+      return { writes, events, error: (e as Error).message };
+    }
+  }
+  return { writes, events };
+}

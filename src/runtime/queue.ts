@@ -1,0 +1,128 @@
+/**
+ * A rate-limited work queue with client-go's semantics: a key is queued at most once, a key being
+ * processed is not handed out again until done() (re-adds while processing are remembered), failed
+ * keys come back with per-key exponential backoff, and keys can be scheduled for later.
+ */
+
+export interface QueueOptions {
+  /** Milliseconds since an arbitrary origin; virtual in the embedded control plane. */
+  now: () => number;
+  /** First retry delay (client-go: 5 ms). */
+  baseDelayMs?: number;
+  /** Longest retry delay (client-go: 1000 s). */
+  maxDelayMs?: number;
+}
+
+export class RateLimitedQueue {
+  private readonly ready: string[] = [];
+  private head = 0;
+  private readonly dirty = new Set<string>();
+  private readonly processing = new Set<string>();
+  private readonly failures = new Map<string, number>();
+  /** key -> when it becomes ready; the earliest time wins. */
+  private readonly delayed = new Map<string, number>();
+  private readonly now: () => number;
+  private readonly baseDelayMs: number;
+  private readonly maxDelayMs: number;
+
+  constructor(opts: QueueOptions) {
+    this.now = opts.now;
+    this.baseDelayMs = opts.baseDelayMs ?? 5;
+    this.maxDelayMs = opts.maxDelayMs ?? 1_000_000;
+  }
+
+  add(key: string): void {
+    if (this.dirty.has(key)) return;
+    this.dirty.add(key);
+    if (!this.processing.has(key)) this.ready.push(key);
+  }
+
+  /** Adds the key once `delayMs` has passed; a sooner request replaces a later one. */
+  addAfter(key: string, delayMs: number): void {
+    if (delayMs <= 0) return this.add(key);
+    const at = this.now() + delayMs;
+    const cur = this.delayed.get(key);
+    if (cur === undefined || at < cur) this.delayed.set(key, at);
+  }
+
+  /** Adds the key after the backoff its failures so far earned. */
+  addRateLimited(key: string): void {
+    this.addAfter(key, this.backoff(key));
+  }
+
+  /** The delay the next addRateLimited(key) would use, counting this failure. */
+  backoff(key: string): number {
+    const n = (this.failures.get(key) ?? 0) + 1;
+    this.failures.set(key, n);
+    return Math.min(this.baseDelayMs * 2 ** (n - 1), this.maxDelayMs);
+  }
+
+  numRequeues(key: string): number {
+    return this.failures.get(key) ?? 0;
+  }
+
+  forget(key: string): void {
+    this.failures.delete(key);
+  }
+
+  /** Moves delayed keys whose time has come into the ready list. */
+  promote(): void {
+    if (this.delayed.size === 0) return;
+    const now = this.now();
+    const due: Array<[string, number]> = [];
+    for (const [k, at] of this.delayed) if (at <= now) due.push([k, at]);
+    due.sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1));
+    for (const [k] of due) {
+      this.delayed.delete(k);
+      this.add(k);
+    }
+  }
+
+  /** The next ready key, marked as processing; undefined when nothing is ready. */
+  get(): string | undefined {
+    this.promote();
+    while (this.head < this.ready.length) {
+      const key = this.ready[this.head++]!;
+      if (this.head > 1024 && this.head * 2 > this.ready.length) {
+        this.ready.splice(0, this.head);
+        this.head = 0;
+      }
+      if (!this.dirty.has(key) || this.processing.has(key)) continue;
+      this.dirty.delete(key);
+      this.processing.add(key);
+      return key;
+    }
+    return undefined;
+  }
+
+  done(key: string): void {
+    this.processing.delete(key);
+    if (this.dirty.has(key)) this.ready.push(key);
+  }
+
+  /** Keys ready now (after promotion). */
+  readyLength(): number {
+    this.promote();
+    return this.ready.length - this.head;
+  }
+
+  /** When the earliest delayed key becomes ready, or undefined. */
+  nextDelayedAt(): number | undefined {
+    let min: number | undefined;
+    for (const at of this.delayed.values()) if (min === undefined || at < min) min = at;
+    return min;
+  }
+
+  delayedKeys(): string[] {
+    return [...this.delayed.keys()];
+  }
+
+  /** Drops a pending delayed add (a rate-limited retry given up on). */
+  cancelDelayed(key: string): void {
+    this.delayed.delete(key);
+  }
+
+  get length(): number {
+    return this.ready.length - this.head + this.delayed.size;
+  }
+}

@@ -1,0 +1,240 @@
+/**
+ * Drives the core's reconcilers from a store's watch events: each controller has its own rate-limited
+ * queue; a reconcile's writes are applied in order, its events recorded, its errors retried. The
+ * embedded control plane calls runUntilIdle() on a virtual clock; the long-running controller calls
+ * run() on the wall clock. Both share everything else.
+ */
+import type { KObject } from '../core/object.js';
+import type { ControllerSpec, ReconcileContext, ReconcileResult, Write } from '../core/ports.js';
+import type { Store, WatchEvent } from '../store/types.js';
+import { RateLimitedQueue } from './queue.js';
+
+export interface RunnerOptions {
+  clock: () => Date;
+  /** The evaluators and options each reconcile gets (asked for per reconcile, so it may follow RICs). */
+  context: () => Omit<ReconcileContext, 'reader' | 'now'>;
+  /**
+   * runUntilIdle only: how many times a failing key is retried straight away before it is left alone
+   * (and reported). Rate-limit delays mean nothing on a virtual clock.
+   */
+  immediateRetries?: number;
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+}
+
+export interface FailedKey {
+  controller: string;
+  key: string;
+  error: string;
+  attempts: number;
+}
+
+export interface RunStats {
+  reconciles: number;
+  writes: number;
+  byController: Record<string, number>;
+  /** Milliseconds per controller: its reconciles plus applying their writes (and the watch fan-out). */
+  msByController: Record<string, number>;
+  /** Keys whose last reconcile failed and that are not being retried any more. */
+  failures: FailedKey[];
+}
+
+interface Slot {
+  spec: ControllerSpec;
+  queue: RateLimitedQueue;
+}
+
+export class Runner {
+  private readonly slots: Slot[];
+  private readonly byName = new Map<string, Slot>();
+  private readonly routes = new Map<string, Slot[]>();
+  private unsubscribe?: () => void;
+  private readonly lastError = new Map<string, FailedKey>();
+  private stats: RunStats = { reconciles: 0, writes: 0, byController: {}, msByController: {}, failures: [] };
+  private wake?: () => void;
+  /** The controller whose writes are being applied: stamped on the events they cause. */
+  private origin?: string;
+
+  constructor(
+    private readonly store: Store,
+    controllers: readonly ControllerSpec[],
+    private readonly opts: RunnerOptions,
+  ) {
+    this.slots = controllers.map((spec) => ({
+      spec,
+      queue: new RateLimitedQueue({ now: () => opts.clock().getTime(), baseDelayMs: opts.baseDelayMs, maxDelayMs: opts.maxDelayMs }),
+    }));
+    for (const s of this.slots) this.byName.set(s.spec.name, s);
+  }
+
+  /** Subscribes to the store and enqueues what already exists, as informers' initial list does. */
+  start(existing: Iterable<WatchEvent> = []): void {
+    this.unsubscribe = this.store.watch((ev) => this.dispatch(this.origin ? { ...ev, origin: this.origin } : ev));
+    for (const ev of existing) this.dispatch(ev);
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.wake?.();
+  }
+
+  enqueue(controller: string, key: string): void {
+    const slot = this.byName.get(controller);
+    if (!slot) throw new Error(`no controller named ${controller}; known: ${[...this.byName.keys()].join(', ')}`);
+    slot.queue.add(key);
+    this.wake?.();
+  }
+
+  /** Enqueues every key of every controller that this change concerns. */
+  dispatch(ev: WatchEvent): void {
+    for (const s of this.watchers(ev)) {
+      for (const key of s.spec.keysFor(ev, this.store)) s.queue.add(key);
+    }
+    this.wake?.();
+  }
+
+  /** The controllers watching the changed object's type, computed once per type. */
+  private watchers(ev: WatchEvent): Slot[] {
+    const k = `${ev.cluster === undefined ? 'c' : 'm'}|${ev.object.apiVersion}|${ev.object.kind}`;
+    let list = this.routes.get(k);
+    if (!list) {
+      list = this.slots.filter((s) => !s.spec.watches || s.spec.watches(ev.object, ev.cluster));
+      this.routes.set(k, list);
+    }
+    return list;
+  }
+
+  /**
+   * Processes ready keys, controller after controller in pipeline order, until no queue has a ready
+   * key. Keys waiting for a time (requeueAfter) stay queued for a later call after the clock moved.
+   */
+  runUntilIdle(maxReconciles = 5_000_000): RunStats {
+    this.stats = { reconciles: 0, writes: 0, byController: {}, msByController: {}, failures: [] };
+    const immediate = this.opts.immediateRetries ?? 0;
+    let progressed = true;
+    while (progressed) {
+      progressed = false;
+      for (const slot of this.slots) {
+        let n = slot.queue.readyLength();
+        while (n-- > 0) {
+          const key = slot.queue.get();
+          if (key === undefined) break;
+          progressed = true;
+          if (++this.stats.reconciles > maxReconciles) {
+            slot.queue.done(key);
+            throw new Error(
+              `the control plane did not settle after ${maxReconciles} reconciles (last: ${slot.spec.name} ${key}); two controllers keep undoing each other's writes`,
+            );
+          }
+          this.processOne(slot, key, immediate);
+        }
+      }
+    }
+    this.stats.failures = [...this.lastError.values()];
+    return this.stats;
+  }
+
+  /** The earliest time a queued key becomes ready, for a virtual clock to jump to. */
+  nextWakeAt(): number | undefined {
+    let min: number | undefined;
+    for (const s of this.slots) {
+      const t = s.queue.nextDelayedAt();
+      if (t !== undefined && (min === undefined || t < min)) min = t;
+    }
+    return min;
+  }
+
+  /** Long-running mode on the wall clock: process, then sleep until an event or a delayed key. */
+  async run(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      this.runUntilIdle(Number.MAX_SAFE_INTEGER);
+      const next = this.nextWakeAt();
+      const wait = next === undefined ? 60_000 : Math.max(1, next - this.opts.clock().getTime());
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, wait);
+        this.wake = () => {
+          clearTimeout(t);
+          resolve();
+        };
+        signal.addEventListener('abort', () => this.wake?.(), { once: true });
+      });
+      this.wake = undefined;
+    }
+  }
+
+  failures(): FailedKey[] {
+    return [...this.lastError.values()];
+  }
+
+  private processOne(slot: Slot, key: string, immediateRetries: number): void {
+    const name = slot.spec.name;
+    this.stats.byController[name] = (this.stats.byController[name] ?? 0) + 1;
+    const started = performance.now();
+    const errKey = `${name}\0${key}`;
+    let result: ReconcileResult;
+    try {
+      result = slot.spec.reconcile({ ...this.opts.context(), reader: this.store, now: this.opts.clock() }, key);
+    } catch (e) {
+      // A reconciler that throws has a bug or met input it cannot handle; treat it as a failed reconcile.
+      result = { writes: [], events: [], error: `${name} failed on ${key}: ${(e as Error).stack ?? e}` };
+    }
+    let error = result.error;
+    const pending = [...result.writes];
+    this.origin = name;
+    while (pending.length) {
+      const w = pending.shift()!;
+      try {
+        const written = this.apply(w);
+        this.stats.writes++;
+        if (written && (w.op === 'create' || w.op === 'update') && w.then) {
+          const next = w.then(written);
+          pending.unshift(...next.writes);
+          if (next.events) result.events.push(...next.events);
+        }
+      } catch (e) {
+        error = (e as Error).message;
+        break;
+      }
+    }
+    this.origin = undefined;
+    for (const ev of result.events) this.store.recordEvent(ev);
+    this.stats.msByController[name] = (this.stats.msByController[name] ?? 0) + performance.now() - started;
+    for (const r of result.enqueue ?? []) this.enqueue(r.controller, r.key);
+    slot.queue.done(key);
+    if (error !== undefined) {
+      const attempts = slot.queue.numRequeues(key) + 1;
+      this.lastError.set(errKey, { controller: name, key, error, attempts });
+      if (attempts <= immediateRetries) {
+        slot.queue.backoff(key);
+        slot.queue.add(key);
+      } else {
+        // Past the immediate retries, the backoff counts again: on a virtual clock the key comes back
+        // when time is advanced.
+        slot.queue.addRateLimited(key);
+      }
+      return;
+    }
+    if (this.lastError.size) this.lastError.delete(errKey);
+    slot.queue.forget(key);
+    if (result.requeueAfterSeconds !== undefined) slot.queue.addAfter(key, result.requeueAfterSeconds * 1000);
+  }
+
+  private apply(w: Write): KObject | undefined {
+    switch (w.op) {
+      case 'create':
+        return this.store.create(w.object, w.cluster);
+      case 'update':
+        return this.store.update(w.object, w.cluster);
+      case 'updateStatus':
+        return this.store.updateStatus(w.object, w.cluster);
+      case 'delete':
+        try {
+          this.store.delete(w.ref, w.cluster);
+        } catch (e) {
+          if (w.ignoreNotFound === false || !(e instanceof Error && (e as { code?: string }).code === 'NotFound')) throw e;
+        }
+        return undefined;
+    }
+  }
+}

@@ -1,0 +1,473 @@
+/**
+ * The embedded control plane: an in-memory object store with the apiserver semantics the reconcilers
+ * rely on (resourceVersion, generation, optimistic locking, finalizers, owner-reference garbage
+ * collection, status subresource), plus the simulated member clusters, one namespace of objects each.
+ */
+import {
+  ClusterPropagationPolicyPermanentIDLabel,
+  ClusterResourceBindingPermanentIDLabel,
+  DependedByLabelKeyPrefix,
+  PropagationPolicyPermanentIDLabel,
+  ResourceBindingPermanentIDLabel,
+  WorkPermanentIDLabel,
+} from '../api/constants.js';
+import type { CoreEvent, ListOptions } from '../core/ports.js';
+import { deepClone, deepEqual, deepFreeze, describeRef, refKey, rfc3339, typeKey, type KObject, type ObjectRef, type TypeRef } from '../core/object.js';
+import { StoreError, type RecordedEvent, type Store, type WatchEvent, type WatchHandler } from './types.js';
+
+/** A mutating admission step run on control-plane creates and updates (the webhooks' defaulting). */
+export type Admission = (op: 'create' | 'update', obj: KObject, old: KObject | undefined) => KObject;
+
+export interface EmbeddedStoreOptions {
+  /** Time source for timestamps; the embedded control plane runs on a virtual clock. */
+  clock?: () => Date;
+  /** Freeze stored objects so that any reconciler mutating what it read throws. Default true. */
+  freeze?: boolean;
+  /** Label keys with an equality index, for list({labels}). Default: the permanent-id labels. */
+  indexedLabels?: readonly string[];
+  /** Label key prefixes whose keys are all indexed. Default: the depended-by labels of attached bindings. */
+  indexedLabelPrefixes?: readonly string[];
+  admission?: Admission;
+  /** Seed for generated uids, so repeated runs print the same ids. */
+  uidSeed?: string;
+  /**
+   * The simulated member clusters' controllers: the status a member object has after a write of its
+   * spec (undefined keeps the current status). Called for member-cluster creates and updates only.
+   */
+  memberStatus?: (cluster: string, obj: KObject) => unknown;
+  /**
+   * Copy objects on write (default true). Without it the store keeps what it is given, so writers must
+   * never touch an object after writing it: the reconcile core builds fresh objects per write.
+   */
+  cloneOnWrite?: boolean;
+  /** Keep at most this many events (oldest dropped first), as an apiserver's event TTL would. */
+  maxEvents?: number;
+}
+
+interface TypeTable {
+  apiVersion: string;
+  kind: string;
+  objects: Map<string, KObject>;
+  byNamespace: Map<string, Map<string, KObject>>;
+  /** label key -> value -> object keys */
+  labelIndex: Map<string, Map<string, Set<string>>>;
+}
+
+const CONTROL_PLANE = '';
+
+const DEFAULT_INDEXED = [
+  PropagationPolicyPermanentIDLabel,
+  ClusterPropagationPolicyPermanentIDLabel,
+  ResourceBindingPermanentIDLabel,
+  ClusterResourceBindingPermanentIDLabel,
+  WorkPermanentIDLabel,
+];
+
+export class EmbeddedStore implements Store {
+  private readonly clusters = new Map<string, Map<string, TypeTable>>();
+  private readonly handlers = new Set<WatchHandler>();
+  private readonly rawEvents: Array<{ ev: CoreEvent; at: string }> = [];
+  private folded?: RecordedEvent[];
+  /** owner uid -> dependents, for garbage collection. Key: cluster \0 refKey */
+  private readonly dependents = new Map<string, Set<string>>();
+  private rv = 0;
+  /** apiVersion -> kind -> group/kind: the table key, computed once per type. */
+  private readonly typeKeys = new Map<string, Map<string, string>>();
+  private uidCounter = 0;
+  private readonly clock: () => Date;
+  private readonly freeze: boolean;
+  private readonly indexed: Set<string>;
+  private readonly indexedPrefixes: readonly string[];
+  private readonly admission?: Admission;
+  private readonly uidSeed: string;
+  private readonly seedHash: number;
+  private readonly memberStatus?: (cluster: string, obj: KObject) => unknown;
+  private readonly clone: <T>(v: T) => T;
+  private readonly maxEvents: number;
+  private eventHead = 0;
+
+  constructor(opts: EmbeddedStoreOptions = {}) {
+    this.clock = opts.clock ?? (() => new Date());
+    this.freeze = opts.freeze ?? true;
+    this.indexed = new Set(opts.indexedLabels ?? DEFAULT_INDEXED);
+    this.indexedPrefixes = opts.indexedLabelPrefixes ?? [DependedByLabelKeyPrefix];
+    this.admission = opts.admission;
+    this.uidSeed = opts.uidSeed ?? 'karmada-lite';
+    let h = 0x811c9dc5;
+    for (let i = 0; i < this.uidSeed.length; i++) h = Math.imul(h ^ this.uidSeed.charCodeAt(i), 0x01000193) >>> 0;
+    this.seedHash = h;
+    this.memberStatus = opts.memberStatus;
+    this.clone = opts.cloneOnWrite === false ? shallowCopy : deepClone;
+    this.maxEvents = opts.maxEvents ?? Number.POSITIVE_INFINITY;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Reading
+
+  get(type: TypeRef, namespace: string | undefined, name: string, cluster?: string): KObject | undefined {
+    return this.table(type, cluster, false)?.objects.get(objKey(namespace, name));
+  }
+
+  list(type: TypeRef, opts: ListOptions = {}, cluster?: string): KObject[] {
+    const t = this.table(type, cluster, false);
+    if (!t) return [];
+    let candidates: Iterable<KObject>;
+    const labels = opts.labels ?? {};
+    const indexedKey = Object.keys(labels).find((k) => this.isIndexed(k));
+    if (indexedKey !== undefined) {
+      const keys = t.labelIndex.get(indexedKey)?.get(labels[indexedKey]!);
+      if (!keys) return [];
+      candidates = [...keys].map((k) => t.objects.get(k)!);
+    } else if (opts.namespace !== undefined) {
+      candidates = t.byNamespace.get(opts.namespace)?.values() ?? [];
+    } else {
+      candidates = t.objects.values();
+    }
+    const out: KObject[] = [];
+    for (const o of candidates) {
+      if (opts.namespace !== undefined && (o.metadata.namespace ?? '') !== opts.namespace) continue;
+      if (!matchesLabels(o, labels)) continue;
+      out.push(o);
+    }
+    return out;
+  }
+
+  types(cluster?: string): TypeRef[] {
+    const c = this.clusters.get(cluster ?? CONTROL_PLANE);
+    if (!c) return [];
+    const out: TypeRef[] = [];
+    for (const t of c.values()) if (t.objects.size) out.push({ apiVersion: t.apiVersion, kind: t.kind });
+    return out;
+  }
+
+  /** Member clusters that have ever held an object. */
+  memberClusters(): string[] {
+    return [...this.clusters.keys()].filter((c) => c !== CONTROL_PLANE).sort();
+  }
+
+  /** Every object of a cluster, sorted by type, namespace and name: for printing and snapshots. */
+  all(cluster?: string): KObject[] {
+    const c = this.clusters.get(cluster ?? CONTROL_PLANE);
+    if (!c) return [];
+    const out: KObject[] = [];
+    for (const t of c.values()) out.push(...t.objects.values());
+    return out.sort(
+      (a, b) =>
+        cmp(a.kind, b.kind) || cmp(a.metadata.namespace ?? '', b.metadata.namespace ?? '') || cmp(a.metadata.name ?? '', b.metadata.name ?? ''),
+    );
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Writing
+
+  create(input: KObject, cluster?: string): KObject {
+    const t = this.table(input, cluster, true)!;
+    let obj = this.clone(input);
+    if (!obj.metadata) obj.metadata = {};
+    if (!obj.metadata.name) {
+      if (obj.metadata.generateName) obj.metadata.name = obj.metadata.generateName + this.suffix();
+      else throw new StoreError('Invalid', `${obj.kind}: metadata.name is required`);
+    }
+    const key = objKey(obj.metadata.namespace, obj.metadata.name);
+    if (t.objects.has(key)) {
+      throw new StoreError('AlreadyExists', `${describeRef({ ...obj, name: obj.metadata.name, namespace: obj.metadata.namespace })} already exists${where(cluster)}`);
+    }
+    if (!cluster && this.admission) obj = this.admission('create', obj, undefined);
+    obj.metadata.uid = this.newUid();
+    obj.metadata.resourceVersion = String(++this.rv);
+    obj.metadata.generation = 1;
+    obj.metadata.creationTimestamp = rfc3339(this.clock());
+    delete obj.metadata.deletionTimestamp;
+    if (cluster && this.memberStatus) {
+      const st = this.memberStatus(cluster, obj);
+      if (st !== undefined) obj.status = st;
+    }
+    this.put(t, key, obj, undefined, cluster);
+    this.emit({ type: 'ADDED', object: obj, cluster });
+    return obj;
+  }
+
+  update(input: KObject, cluster?: string): KObject {
+    return this.replace(input, cluster, false);
+  }
+
+  updateStatus(input: KObject, cluster?: string): KObject {
+    return this.replace(input, cluster, true);
+  }
+
+  delete(ref: ObjectRef, cluster?: string): void {
+    const t = this.table(ref, cluster, false);
+    const key = objKey(ref.namespace, ref.name);
+    const old = t?.objects.get(key);
+    if (!t || !old) throw new StoreError('NotFound', `${describeRef(ref)} not found${where(cluster)}`);
+    if (ref.uid && old.metadata.uid !== ref.uid) throw new StoreError('Conflict', `${describeRef(ref)}: uid precondition failed${where(cluster)}`);
+    if (old.metadata.finalizers?.length) {
+      if (old.metadata.deletionTimestamp) return;
+      const obj = deepClone(old);
+      obj.metadata.deletionTimestamp = rfc3339(this.clock());
+      obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
+      obj.metadata.resourceVersion = String(++this.rv);
+      this.put(t, key, obj, old, cluster);
+      this.emit({ type: 'MODIFIED', object: obj, old, cluster });
+      return;
+    }
+    this.remove(t, key, old, cluster);
+  }
+
+  watch(handler: WatchHandler): () => void {
+    this.handlers.add(handler);
+    return () => this.handlers.delete(handler);
+  }
+
+  recordEvent(ev: CoreEvent): void {
+    // Recording is on every reconcile's path: append only; repeats are folded when events are read.
+    this.rawEvents.push({ ev, at: rfc3339(this.clock()) });
+    this.folded = undefined;
+    if (this.rawEvents.length - this.eventHead > this.maxEvents) {
+      this.eventHead++;
+      if (this.eventHead > 4096 && this.eventHead * 2 > this.rawEvents.length) {
+        this.rawEvents.splice(0, this.eventHead);
+        this.eventHead = 0;
+      }
+    }
+  }
+
+  /** Events, oldest first, with repeats (same object, type, reason, message, source) folded into a count. */
+  events(): readonly RecordedEvent[] {
+    if (this.folded) return this.folded;
+    const out: RecordedEvent[] = [];
+    const index = new Map<string, RecordedEvent>();
+    for (let i = this.eventHead; i < this.rawEvents.length; i++) {
+      const { ev, at } = this.rawEvents[i]!;
+      const r = ev.involvedObject;
+      const key = `${r.apiVersion}\0${r.kind}\0${r.namespace ?? ''}\0${r.name}\0${ev.type}\0${ev.reason}\0${ev.message}\0${ev.source}`;
+      const seen = index.get(key);
+      if (seen) {
+        seen.count++;
+        seen.lastTimestamp = at;
+        continue;
+      }
+      const rec: RecordedEvent = { ...ev, count: 1, firstTimestamp: at, lastTimestamp: at };
+      index.set(key, rec);
+      out.push(rec);
+    }
+    this.folded = out;
+    return out;
+  }
+
+  /** Forgets recorded events (scenarios check the events of one step at a time). */
+  clearEvents(): void {
+    this.rawEvents.length = 0;
+    this.eventHead = 0;
+    this.folded = undefined;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Internals
+
+  private replace(input: KObject, cluster: string | undefined, statusOnly: boolean): KObject {
+    const t = this.table(input, cluster, false);
+    const name = input.metadata?.name ?? '';
+    const key = objKey(input.metadata?.namespace, name);
+    const old = t?.objects.get(key);
+    if (!t || !old) throw new StoreError('NotFound', `${describeRef({ ...input, name, namespace: input.metadata?.namespace })} not found${where(cluster)}`);
+    const rv = input.metadata.resourceVersion;
+    if (rv !== undefined && rv !== old.metadata.resourceVersion) {
+      throw new StoreError(
+        'Conflict',
+        `Operation cannot be fulfilled on ${describeRef({ ...input, name, namespace: input.metadata.namespace })}${where(cluster)}: the object has been modified; please apply your changes to the latest version and try again`,
+      );
+    }
+    let obj: KObject;
+    let specSame = true;
+    if (statusOnly) {
+      if (deepEqual(input.status, old.status)) return old;
+      obj = { ...old, metadata: old.metadata };
+      if (input.status === undefined) delete obj.status;
+      else obj.status = this.clone(input.status);
+    } else {
+      obj = this.clone(input);
+      if (old.status === undefined) delete obj.status;
+      else obj.status = old.status;
+      if (!cluster && this.admission) obj = this.admission('update', obj, old);
+      // Fields the server owns.
+      obj.metadata = { ...obj.metadata, uid: old.metadata.uid, creationTimestamp: old.metadata.creationTimestamp, generation: old.metadata.generation };
+      if (old.metadata.deletionTimestamp) obj.metadata.deletionTimestamp = old.metadata.deletionTimestamp;
+      else delete obj.metadata.deletionTimestamp;
+      specSame = specEqual(old, obj);
+      if (!specSame) obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
+      if (cluster && this.memberStatus) {
+        const st = this.memberStatus(cluster, obj);
+        if (st !== undefined) obj.status = st;
+      }
+    }
+    obj.metadata = { ...obj.metadata, resourceVersion: old.metadata.resourceVersion };
+    // Unchanged objects are not written: no new resourceVersion, no event (what makes "settled" reachable).
+    if (specSame && deepEqual(obj.metadata, old.metadata) && deepEqual(obj.status, old.status)) return old;
+    if (obj.metadata.deletionTimestamp && !obj.metadata.finalizers?.length) {
+      this.remove(t, key, old, cluster);
+      return obj;
+    }
+    obj.metadata.resourceVersion = String(++this.rv);
+    this.put(t, key, obj, old, cluster);
+    this.emit({ type: 'MODIFIED', object: obj, old, cluster });
+    return obj;
+  }
+
+  private put(t: TypeTable, key: string, obj: KObject, old: KObject | undefined, cluster: string | undefined): void {
+    if (this.freeze) deepFreeze(obj);
+    t.objects.set(key, obj);
+    const ns = obj.metadata.namespace ?? '';
+    let m = t.byNamespace.get(ns);
+    if (!m) t.byNamespace.set(ns, (m = new Map()));
+    m.set(key, obj);
+    // Most writes (status above all) keep labels and owners: their index entries stay as they are.
+    const sameLabels = !!old && (old.metadata.labels === obj.metadata.labels || deepEqual(old.metadata.labels, obj.metadata.labels));
+    const sameOwners = !!old && (old.metadata.ownerReferences === obj.metadata.ownerReferences || deepEqual(old.metadata.ownerReferences, obj.metadata.ownerReferences));
+    if (old) this.unindex(t, key, old, cluster, !sameLabels, !sameOwners);
+    const labels = sameLabels ? undefined : obj.metadata.labels;
+    if (labels) {
+      for (const k in labels) {
+        if (!this.isIndexed(k)) continue;
+        let byValue = t.labelIndex.get(k);
+        if (!byValue) t.labelIndex.set(k, (byValue = new Map()));
+        let keys = byValue.get(labels[k]!);
+        if (!keys) byValue.set(labels[k]!, (keys = new Set()));
+        keys.add(key);
+      }
+    }
+    for (const owner of sameOwners ? [] : (obj.metadata.ownerReferences ?? [])) {
+      const uid = owner.uid;
+      if (typeof uid !== 'string') continue;
+      const gk = gcKey(cluster, uid);
+      let set = this.dependents.get(gk);
+      if (!set) this.dependents.set(gk, (set = new Set()));
+      set.add(`${cluster ?? CONTROL_PLANE}\0${refKey({ apiVersion: obj.apiVersion, kind: obj.kind, namespace: obj.metadata.namespace, name: obj.metadata.name! })}`);
+    }
+  }
+
+  private unindex(t: TypeTable, key: string, old: KObject, cluster: string | undefined, labelsToo = true, ownersToo = true): void {
+    if (!labelsToo && !ownersToo) return;
+    const labels = labelsToo ? old.metadata.labels : undefined;
+    if (labels) for (const k in labels) t.labelIndex.get(k)?.get(labels[k]!)?.delete(key);
+    for (const owner of ownersToo ? (old.metadata.ownerReferences ?? []) : []) {
+      if (typeof owner.uid === 'string') {
+        this.dependents
+          .get(gcKey(cluster, owner.uid))
+          ?.delete(`${cluster ?? CONTROL_PLANE}\0${refKey({ apiVersion: old.apiVersion, kind: old.kind, namespace: old.metadata.namespace, name: old.metadata.name! })}`);
+      }
+    }
+  }
+
+  private remove(t: TypeTable, key: string, old: KObject, cluster: string | undefined): void {
+    this.unindex(t, key, old, cluster);
+    t.byNamespace.get(old.metadata.namespace ?? '')?.delete(key);
+    t.objects.delete(key);
+    this.emit({ type: 'DELETED', object: old, old, cluster });
+    // Background cascading deletion: dependents whose owner is gone are deleted in turn.
+    const uid = old.metadata.uid;
+    if (!uid) return;
+    const deps = this.dependents.get(gcKey(cluster, uid));
+    if (!deps) return;
+    this.dependents.delete(gcKey(cluster, uid));
+    for (const d of [...deps]) {
+      const [, rk] = d.split('\0') as [string, string];
+      const [apiVersion, kind, namespace, name] = rk.split('|') as [string, string, string, string];
+      const dep = this.get({ apiVersion, kind }, namespace || undefined, name, cluster);
+      if (!dep || !dep.metadata.ownerReferences?.some((o) => o.uid === uid)) continue;
+      this.delete({ apiVersion, kind, namespace: namespace || undefined, name }, cluster);
+    }
+  }
+
+  private isIndexed(labelKey: string): boolean {
+    if (this.indexed.has(labelKey)) return true;
+    for (const p of this.indexedPrefixes) if (labelKey.startsWith(p)) return true;
+    return false;
+  }
+
+  private emit(ev: WatchEvent): void {
+    for (const h of this.handlers) h(ev);
+  }
+
+  private table(t: TypeRef, cluster: string | undefined, create: boolean): TypeTable | undefined {
+    const ck = cluster ?? CONTROL_PLANE;
+    let c = this.clusters.get(ck);
+    if (!c) {
+      if (!create) return undefined;
+      this.clusters.set(ck, (c = new Map()));
+    }
+    let byKind = this.typeKeys.get(t.apiVersion);
+    if (!byKind) this.typeKeys.set(t.apiVersion, (byKind = new Map()));
+    let tk = byKind.get(t.kind);
+    if (tk === undefined) byKind.set(t.kind, (tk = typeKey(t)));
+    let table = c.get(tk);
+    if (!table && create) {
+      table = { apiVersion: t.apiVersion, kind: t.kind, objects: new Map(), byNamespace: new Map(), labelIndex: new Map() };
+      c.set(tk, table);
+    }
+    return table;
+  }
+
+  private newUid(): string {
+    const n = ++this.uidCounter;
+    // Deterministic but well spread: a seeded hash mixed with the counter (splitmix-style).
+    const mix = (x: number) => {
+      x = Math.imul(x ^ (x >>> 16), 0x7feb352d);
+      x = Math.imul(x ^ (x >>> 15), 0x846ca68b);
+      return (x ^ (x >>> 16)) >>> 0;
+    };
+    const hex = (x: number) => x.toString(16).padStart(8, '0');
+    const a = hex(mix(this.seedHash ^ n));
+    const b = hex(mix(this.seedHash + n * 0x9e3779b9));
+    const c = hex(mix(n ^ 0x85ebca6b));
+    const d = hex(mix(this.seedHash ^ (n * 0xc2b2ae35)));
+    return `${a}-${b.slice(0, 4)}-4${b.slice(5, 8)}-a${c.slice(1, 4)}-${c.slice(4)}${d}`;
+  }
+
+  /** Deterministic uuid-shaped ids for the admission step (permanent ids). */
+  nextId(): string {
+    return this.newUid();
+  }
+
+  private suffix(): string {
+    return this.newUid().slice(0, 5);
+  }
+}
+
+function shallowCopy<T>(v: T): T {
+  if (v === null || typeof v !== 'object') return v;
+  const o = { ...(v as Record<string, unknown>) } as Record<string, unknown>;
+  if (o.metadata && typeof o.metadata === 'object') o.metadata = { ...(o.metadata as Record<string, unknown>) };
+  return o as T;
+}
+
+function objKey(namespace: string | undefined, name: string): string {
+  return namespace ? `${namespace}/${name}` : name;
+}
+
+function gcKey(cluster: string | undefined, uid: string): string {
+  return `${cluster ?? CONTROL_PLANE}\0${uid}`;
+}
+
+function where(cluster: string | undefined): string {
+  return cluster ? ` in member cluster ${cluster}` : '';
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function matchesLabels(o: KObject, labels: Record<string, string>): boolean {
+  for (const k in labels) if (o.metadata.labels?.[k] !== labels[k]) return false;
+  return true;
+}
+
+/** Everything but metadata and status: what moves metadata.generation. */
+function specEqual(a: KObject, b: KObject): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const k of keys) {
+    if (k === 'metadata' || k === 'status') continue;
+    if (!deepEqual(a[k], b[k])) return false;
+  }
+  return true;
+}

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { FailoverClocksAnnotation } from '../../src/api/constants.js';
+import { readClocks, reconcileApplicationFailover } from '../../src/core/failover.js';
+import type { Interpreter, ReconcileContext } from '../../src/core/ports.js';
+import { EmbeddedStore } from '../../src/store/embedded.js';
+import { ControlPlane } from '../../src/store/control-plane.js';
+
+const interpreter = { hookEnabled: () => true } as unknown as Interpreter;
+
+function bindingWith(clockAnnotation: string | undefined, extra: Record<string, unknown> = {}) {
+  const store = new EmbeddedStore();
+  store.create({
+    apiVersion: 'work.karmada.io/v1alpha2',
+    kind: 'ResourceBinding',
+    metadata: { name: 'nginx-deployment', namespace: 'default', annotations: clockAnnotation ? { [FailoverClocksAnnotation]: clockAnnotation } : undefined },
+    spec: {
+      resource: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'nginx' },
+      propagateDeps: true,
+      clusters: [{ name: 'member1', replicas: 2 }],
+      failover: { application: { decisionConditions: { tolerationSeconds: 200 }, purgeMode: 'Gracefully', gracePeriodSeconds: 600 } },
+      ...extra,
+    },
+    status: { aggregatedStatus: [{ clusterName: 'member1', applied: true, health: 'Unhealthy' }] },
+  });
+  return store;
+}
+
+const ctx = (store: EmbeddedStore, now: string): ReconcileContext => ({
+  reader: store,
+  now: new Date(now),
+  interpreter,
+  schedule: (() => ({})) as never,
+  options: { policyPreemption: false, gracefulEvictionTimeoutSeconds: 600, skippedPropagatingNamespaces: [] },
+});
+const KEY = 'work.karmada.io/v1alpha2|ResourceBinding|default|nginx-deployment';
+
+describe('application failover clocks (karmada-lite point 2)', () => {
+  it('records the first unhealthy sighting on the binding and asks to be woken at the toleration', () => {
+    const store = bindingWith(undefined);
+    const r = reconcileApplicationFailover(ctx(store, '2024-01-01T00:00:00Z'), KEY);
+    expect(r.requeueAfterSeconds).toBe(200);
+    const b = r.writes[0]!;
+    expect(b.op).toBe('update');
+    expect(readClocks((b as unknown as { object: never }).object)).toEqual({ member1: { unhealthySince: '2024-01-01T00:00:00Z' } });
+  });
+  it('reads the clock back from the binding, as a restarted controller would, and evicts when it ran out', () => {
+    const store = bindingWith(JSON.stringify({ member1: { unhealthySince: '2024-01-01T00:00:00Z' } }));
+    const early = reconcileApplicationFailover(ctx(store, '2024-01-01T00:02:00Z'), KEY);
+    expect(early.writes).toEqual([]);
+    expect(early.requeueAfterSeconds).toBe(80);
+    const late = reconcileApplicationFailover(ctx(store, '2024-01-01T00:03:20Z'), KEY);
+    const spec = (late.writes[0] as { object: { spec: Record<string, unknown>; metadata: { annotations?: Record<string, string> } } }).object;
+    expect(spec.spec.clusters).toBeUndefined();
+    expect(spec.spec.gracefulEvictionTasks).toEqual([
+      { fromCluster: 'member1', purgeMode: 'Gracefully', replicas: 2, reason: 'ApplicationFailure', producer: 'resource-binding-application-failover-controller', gracePeriodSeconds: 600 },
+    ]);
+    expect(spec.spec.activeEvictionHistory).toEqual([{ clusterName: 'member1', creationTimestamp: '2024-01-01T00:03:20Z', blockPredecessorSeconds: 600, reason: 'ApplicationFailure' }]);
+    expect(spec.metadata.annotations?.[FailoverClocksAnnotation]).toBeUndefined();
+  });
+  it('accepts the proposal purge-mode names as aliases', () => {
+    const store = bindingWith(JSON.stringify({ member1: { unhealthySince: '2024-01-01T00:00:00Z' } }), {
+      failover: { application: { decisionConditions: { tolerationSeconds: 0 }, purgeMode: 'Immediately' } },
+    });
+    const r = reconcileApplicationFailover(ctx(store, '2024-01-01T00:00:01Z'), KEY);
+    const spec = (r.writes[0] as { object: { spec: { gracefulEvictionTasks: Array<{ purgeMode: string }> } } }).object.spec;
+    expect(spec.gracefulEvictionTasks[0]!.purgeMode).toBe('Directly');
+  });
+  it('keeps the clock on the binding in the embedded control plane', () => {
+    const cp = new ControlPlane({ start: new Date('2024-01-01T00:00:00Z') });
+    cp.apply({ apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name: 'member1' }, spec: { syncMode: 'Push' } });
+    cp.apply({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'nginx', namespace: 'default' }, spec: { replicas: 1, selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } } });
+    cp.apply({
+      apiVersion: 'policy.karmada.io/v1alpha1',
+      kind: 'PropagationPolicy',
+      metadata: { name: 'p', namespace: 'default' },
+      spec: { propagateDeps: true, resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment' }], placement: { clusterAffinity: { clusterNames: ['member1'] } }, failover: { application: { decisionConditions: { tolerationSeconds: 600 } } } },
+    });
+    cp.settle();
+    cp.setMemberState('member1', { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'nginx' }, { health: 'Unhealthy' });
+    cp.advance(30);
+    const b = cp.get({ apiVersion: 'work.karmada.io/v1alpha2', kind: 'ResourceBinding', namespace: 'default', name: 'nginx-deployment' })!;
+    expect(readClocks(b)).toEqual({ member1: { unhealthySince: '2024-01-01T00:00:00Z' } });
+  });
+});
