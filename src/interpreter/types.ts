@@ -1,4 +1,5 @@
 /** Names, shapes and rule order of the resource interpreter operations (spec §1). */
+import type { NodeClaim, ReplicaRequirements as PodReplicaRequirements } from '../lua/podspec.js';
 
 export type Operation =
   | 'Retain'
@@ -69,18 +70,12 @@ export interface AggregatedStatusItem {
   [extra: string]: unknown;
 }
 
-export interface NodeClaim {
-  hardNodeAffinity?: unknown;
-  nodeSelector?: Record<string, string>;
-  tolerations?: unknown[];
-}
+export type { NodeClaim };
 
-export interface ReplicaRequirements {
-  nodeClaim?: NodeClaim;
+/** What a script may return: like a pod's requirements, but quantities may also be JSON numbers. */
+export type ReplicaRequirements = Omit<PodReplicaRequirements, 'resourceRequest'> & {
   resourceRequest?: Record<string, string | number>;
-  namespace?: string;
-  priorityClassName?: string;
-}
+};
 
 export interface Component {
   name: string;

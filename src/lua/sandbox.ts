@@ -29,7 +29,7 @@ import {
   type LuaState,
 } from './fengari.js';
 import { chunkIsReusable } from './reuse.js';
-import { openLibraries, type Libraries, type Protected } from './stdlib.js';
+import { openLibraries, pushRecordingProxy, type Libraries, type Protected } from './stdlib.js';
 import { gopherCompileMessage, lua51Violation } from './syntax.js';
 
 export interface SandboxOptions {
@@ -336,21 +336,8 @@ export class LuaSandbox {
     }
     // E: the per-call layer every function of the chunk now sees as _ENV.
     const env: Protected = { ref: 0, dirty: false };
-    lua.lua_createtable(L, 0, 0);
+    pushRecordingProxy(L, D, env);
     const E = lua.lua_gettop(L);
-    lua.lua_createtable(L, 0, 2);
-    pushString(L, '__index');
-    lua.lua_pushvalue(L, D);
-    lua.lua_rawset(L, -3);
-    pushString(L, '__newindex');
-    lua.lua_pushcfunction(L, (L: LuaState) => {
-      env.dirty = true;
-      lua.lua_settop(L, 3);
-      lua.lua_rawset(L, 1);
-      return 0;
-    });
-    lua.lua_rawset(L, -3);
-    lua.lua_setmetatable(L, E);
     pushString(L, '_G');
     lua.lua_pushvalue(L, E);
     lua.lua_rawset(L, D);

@@ -105,6 +105,27 @@ export interface Protected {
   dirty: boolean;
 }
 
+/**
+ * Pushes an empty table whose reads fall through to the table at absolute index `readIdx` and whose
+ * writes land in the proxy itself and mark `p` dirty, so the caller knows to clear them after a call.
+ */
+export function pushRecordingProxy(L: LuaState, readIdx: number, p: Protected): void {
+  lua.lua_createtable(L, 0, 0);
+  lua.lua_createtable(L, 0, 2);
+  pushString(L, '__index');
+  lua.lua_pushvalue(L, readIdx);
+  lua.lua_rawset(L, -3);
+  pushString(L, '__newindex');
+  lua.lua_pushcfunction(L, (L: LuaState) => {
+    p.dirty = true;
+    lua.lua_settop(L, 3);
+    lua.lua_rawset(L, 1);
+    return 0;
+  });
+  lua.lua_rawset(L, -3);
+  lua.lua_setmetatable(L, -2);
+}
+
 export interface Libraries {
   /** Registry ref of the base table (read-only view behind every call's globals). */
   baseRef: number;
@@ -120,20 +141,7 @@ export function openLibraries(L: LuaState, host: Host): Libraries {
   const protect = (): Protected => {
     const p: Protected = { ref: 0, dirty: false };
     const realIdx = lua.lua_gettop(L);
-    lua.lua_createtable(L, 0, 0);
-    lua.lua_createtable(L, 0, 2);
-    pushString(L, '__index');
-    lua.lua_pushvalue(L, realIdx);
-    lua.lua_rawset(L, -3);
-    pushString(L, '__newindex');
-    lua.lua_pushcfunction(L, (L: LuaState) => {
-      p.dirty = true;
-      lua.lua_settop(L, 3);
-      lua.lua_rawset(L, 1);
-      return 0;
-    });
-    lua.lua_rawset(L, -3);
-    lua.lua_setmetatable(L, -2);
+    pushRecordingProxy(L, realIdx, p);
     lua.lua_remove(L, realIdx);
     lua.lua_pushvalue(L, -1);
     p.ref = lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX);

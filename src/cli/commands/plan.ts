@@ -45,34 +45,26 @@ Examples:
   karmada-lite plan -f examples/ --status unhealthy.yaml --run-for 15m -o table`,
     )
     .action((flags: PlanFlags) => {
-      try {
-        if (!['yaml', 'json', 'table'].includes(flags.output)) throw new InputError(`--output must be yaml, json or table, got ${flags.output}`);
-        let at: Date | undefined;
-        if (flags.at !== undefined) {
-          at = new Date(flags.at);
-          if (Number.isNaN(at.getTime())) throw new InputError(`--at: ${flags.at} is not a time; use RFC 3339, e.g. 2024-07-01T08:00:00Z`);
-        }
-        const runForSeconds = flags.runFor !== undefined ? parseDuration(flags.runFor) : undefined;
-        const docs: SourceDocument[] = readDocuments([...flags.filename, ...(flags.clusters ?? [])]);
-        const status = flags.status ? readDocuments(flags.status) : undefined;
-        const outcome = plan(docs, { at, runForSeconds, status });
-        if (!outcome.ok) {
-          for (const p of outcome.problems) process.stderr.write(`${p}\n`);
-          process.exitCode = outcome.exitCode;
-          return;
-        }
-        const r = outcome.result;
-        const text = flags.output === 'json' ? formatPlanJson(r) : flags.output === 'table' ? formatPlanTable(r) : formatPlanYaml(r);
-        process.stdout.write(text);
-        for (const w of r.warnings) process.stderr.write(`warning: ${w}\n`);
-        process.exitCode = 0;
-      } catch (err) {
-        if (err instanceof InputError) {
-          process.stderr.write(`error: ${err.message}\n`);
-          process.exitCode = 2;
-          return;
-        }
-        throw err;
+      // An InputError (bad flag value, missing file, bad YAML) reaches main(), which prints it and exits 2.
+      if (!['yaml', 'json', 'table'].includes(flags.output)) throw new InputError(`--output must be yaml, json or table, got ${flags.output}`);
+      let at: Date | undefined;
+      if (flags.at !== undefined) {
+        at = new Date(flags.at);
+        if (Number.isNaN(at.getTime())) throw new InputError(`--at: ${flags.at} is not a time; use RFC 3339, e.g. 2024-07-01T08:00:00Z`);
       }
+      const runForSeconds = flags.runFor !== undefined ? parseDuration(flags.runFor) : undefined;
+      const docs: SourceDocument[] = readDocuments([...flags.filename, ...(flags.clusters ?? [])]);
+      const status = flags.status ? readDocuments(flags.status) : undefined;
+      const outcome = plan(docs, { at, runForSeconds, status });
+      if (!outcome.ok) {
+        for (const p of outcome.problems) process.stderr.write(`${p}\n`);
+        process.exitCode = outcome.exitCode;
+        return;
+      }
+      const r = outcome.result;
+      const text = flags.output === 'json' ? formatPlanJson(r) : flags.output === 'table' ? formatPlanTable(r) : formatPlanYaml(r);
+      process.stdout.write(text);
+      for (const w of r.warnings) process.stderr.write(`warning: ${w}\n`);
+      process.exitCode = 0;
     });
 }

@@ -48,17 +48,8 @@ Examples:
     )
     .action((opts: ValidateOptions) => {
       if (opts.output !== 'text' && opts.output !== 'json') throw new InputError(`--output must be text or json, got ${opts.output}`);
-      let docs;
-      try {
-        docs = readDocuments(opts.filename);
-      } catch (err) {
-        if (err instanceof InputError) {
-          process.stderr.write(`error: ${err.message}\n`);
-          process.exitCode = 2;
-          return;
-        }
-        throw err;
-      }
+      // An InputError (missing file, bad YAML) reaches main(), which prints it and exits 2.
+      const docs = readDocuments(opts.filename);
       let gates;
       try {
         gates = parseFeatureGates(opts.featureGates);
