@@ -351,6 +351,91 @@ export function parseQuantity(s: string | number): Quantity {
   return q;
 }
 
+/**
+ * The exact `MilliValue()` of a quantity written in one of the forms clusters report most (`16`,
+ * `500m`, `64Gi`, `32186052Ki`, a non-negative JSON integer), without building a Quantity; null for
+ * every other form, which callers then hand to `parseQuantity`.
+ *
+ * It answers only where the result is a safe integer and Go holds the value as an int64Amount (never
+ * on the inf.Dec path): up to 15 digits, an optional `m`, `k`, `M`, `G`, `T`, `P`, `E`, `Ki`, `Mi`,
+ * `Gi` or `Ti`. `Pi` and `Ei` are left out because Go parses even `0Pi` as an inf.Dec, which changes how
+ * later sums round. So milli amounts from here can be added and subtracted as plain numbers and give the
+ * same `MilliValue()` and `Value()` (rounded away from zero) as Quantity arithmetic on the parsed values.
+ */
+export function simpleMilliValue(raw: unknown): number | null {
+  if (typeof raw === 'number') {
+    if (!Number.isSafeInteger(raw) || raw < 0 || raw > 2 ** 43) return null;
+    return raw === 0 ? 0 : raw * 1000;
+  }
+  if (typeof raw !== 'string') return null;
+  const len = raw.length;
+  let n = 0;
+  let i = 0;
+  for (; i < len; i++) {
+    const d = raw.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) break;
+    if (i === 15) return null;
+    n = n * 10 + d;
+  }
+  if (i === 0) return null;
+  let unit: number;
+  switch (len - i) {
+    case 0:
+      unit = 1;
+      break;
+    case 1:
+      switch (raw.charCodeAt(i)) {
+        case 109: // m
+          return n;
+        case 107: // k
+          unit = 1e3;
+          break;
+        case 77: // M
+          unit = 1e6;
+          break;
+        case 71: // G
+          unit = 1e9;
+          break;
+        case 84: // T
+          unit = 1e12;
+          break;
+        case 80: // P
+          unit = 1e15;
+          break;
+        case 69: // E
+          unit = 1e18;
+          break;
+        default:
+          return null;
+      }
+      break;
+    case 2:
+      if (raw.charCodeAt(i + 1) !== 105) return null; // i
+      switch (raw.charCodeAt(i)) {
+        case 75: // Ki
+          unit = 2 ** 10;
+          break;
+        case 77: // Mi
+          unit = 2 ** 20;
+          break;
+        case 71: // Gi
+          unit = 2 ** 30;
+          break;
+        case 84: // Ti
+          unit = 2 ** 40;
+          break;
+        default:
+          return null;
+      }
+      break;
+    default:
+      return null;
+  }
+  // Exact whenever the true product is a safe integer; a product past 2^53 cannot round below it.
+  const milli = n * unit * 1000;
+  return Number.isSafeInteger(milli) ? milli : null;
+}
+
 /** Numeric equality, the way Kubernetes compares resource lists. */
 export function quantitiesEqual(a: string | number, b: string | number): boolean {
   return parseQuantity(a).equal(parseQuantity(b));

@@ -2,7 +2,7 @@
  * Available replicas per cluster (spec §2.6): Karmada's general estimator over the cluster's resource
  * summary (or its resource models), combined with any other estimator by taking the minimum.
  */
-import { parseQuantity, Quantity } from '../quantity/quantity.js';
+import { parseQuantity, Quantity, simpleMilliValue } from '../quantity/quantity.js';
 import { MAX_INT32 as MAX_INT32_EXPORT } from './messages.js';
 import type { ClusterInfo } from './snapshot.js';
 import type { ReplicaRequirements, ResourceList, ResourceModel, ResourceSummary } from './types.js';
@@ -10,12 +10,12 @@ import type { ReplicaRequirements, ResourceList, ResourceModel, ResourceSummary 
 // A module-local copy: this module's loops read it per cluster, and imported bindings can be getters once transpiled.
 const MAX_INT32 = MAX_INT32_EXPORT;
 
-interface ParsedResource {
+export interface ParsedResource {
   /** allocatable − allocated − allocating, as a Quantity (built on demand). */
   avail(): Quantity;
   /** `Value()` of it: whole units, rounded away from zero. */
-  availValue: number;
-  availMilli: number;
+  readonly availValue: number;
+  readonly availMilli: number;
 }
 
 interface ParsedModels {
@@ -27,18 +27,19 @@ interface ParsedModels {
 }
 
 export interface ParsedSummary {
-  allocatablePods: number;
-  allocatedPods: number;
-  allocatingPods: number;
+  readonly allocatablePods: number;
+  readonly allocatedPods: number;
+  readonly allocatingPods: number;
   /** allocatable − allocated − allocating of one resource; null when the cluster has no allocatable entry for it. */
   resource(name: string): ParsedResource | null;
-  models: ParsedModels | null;
-  source: ResourceSummary;
+  readonly models: ParsedModels | null;
+  readonly source: ResourceSummary;
   /**
    * Estimates already made from this summary, by requirements key: bindings of one workload shape
    * ask the same question of every cluster, and a summary never changes once parsed.
    */
-  estimates: Map<number, number>;
+  cachedEstimate(key: number): number | undefined;
+  cacheEstimate(key: number, value: number): void;
 }
 
 export interface ParsedRequest {
@@ -58,39 +59,6 @@ function q(v: unknown): Quantity | null {
   }
 }
 
-const SUFFIX: Record<string, number> = {
-  '': 1,
-  k: 1e3,
-  M: 1e6,
-  G: 1e9,
-  T: 1e12,
-  P: 1e15,
-  E: 1e18,
-  Ki: 2 ** 10,
-  Mi: 2 ** 20,
-  Gi: 2 ** 30,
-  Ti: 2 ** 40,
-  Pi: 2 ** 50,
-  Ei: 2 ** 60,
-};
-const SIMPLE = /^(\d{1,15})(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/;
-
-/**
- * The exact value in milli-units of the quantities clusters report most (`16`, `500m`, `64Gi`), or
- * null for any other form, which goes through the full Quantity parser. Parsing thousands of cluster
- * summaries is the cold-start cost of a snapshot, and BigInt arithmetic dominates it.
- */
-function fastMilli(raw: unknown): number | null {
-  if (typeof raw === 'number') return Number.isSafeInteger(raw) && raw >= 0 && raw <= 2 ** 43 ? raw * 1000 : null;
-  if (typeof raw !== 'string') return null;
-  const m = SIMPLE.exec(raw);
-  if (!m) return null;
-  const n = Number(m[1]);
-  if (m[2] === 'm') return n;
-  const milli = n * SUFFIX[m[2] ?? '']! * 1000;
-  return Number.isSafeInteger(milli) ? milli : null;
-}
-
 /** Go's `Value()` of an exact milli amount: whole units, rounded away from zero. */
 function valueOfMilli(milli: number): number {
   const r = milli % 1000;
@@ -98,75 +66,143 @@ function valueOfMilli(milli: number): number {
   return r > 0 ? q + 1 : r < 0 ? q - 1 : q;
 }
 
+/*
+ * Parsing every cluster's summary is the cold-start cost of a snapshot (the first binding over
+ * thousands of new Cluster objects), so this path allocates little: the forms clusters report are
+ * read as exact milli numbers (`simpleMilliValue`, no BigInt), only the resources a binding names are
+ * read, and summaries and resources are class instances rather than objects of closures.
+ */
+
+/** A resource whose quantities were all simple: exact milli arithmetic on numbers. */
+class MilliResource implements ParsedResource {
+  readonly availValue: number;
+  private built: Quantity | undefined = undefined;
+  constructor(readonly availMilli: number) {
+    this.availValue = valueOfMilli(availMilli);
+  }
+  avail(): Quantity {
+    return (this.built ??= Quantity.fromMilli(this.availMilli));
+  }
+}
+
+/** Any other resource: Quantity arithmetic, as Go does it. */
+class QuantityResource implements ParsedResource {
+  readonly availValue: number;
+  readonly availMilli: number;
+  constructor(private readonly quantity: Quantity) {
+    this.availValue = quantity.value();
+    this.availMilli = quantity.milliValue();
+  }
+  avail(): Quantity {
+    return this.quantity;
+  }
+}
+
 function podsValue(list: ResourceList | null | undefined): number {
   const raw = list?.pods;
-  const fast = fastMilli(raw);
+  if (raw === undefined) return 0;
+  const fast = simpleMilliValue(raw);
   if (fast !== null) return valueOfMilli(fast);
   const p = q(raw);
   return p ? p.value() : 0;
 }
 
 function parseResource(raw: unknown, usedRaw: unknown, pendingRaw: unknown): ParsedResource | null {
-  const a = fastMilli(raw);
-  const u = usedRaw === undefined || usedRaw === null ? 0 : fastMilli(usedRaw);
-  const p = pendingRaw === undefined || pendingRaw === null ? 0 : fastMilli(pendingRaw);
-  if (a !== null && u !== null && p !== null) {
-    const milli = a - u - p;
-    let built: Quantity | undefined;
-    return { availMilli: milli, availValue: valueOfMilli(milli), avail: () => (built ??= Quantity.fromMilli(milli)) };
-  }
+  const a = simpleMilliValue(raw);
+  const u = usedRaw === undefined || usedRaw === null ? 0 : simpleMilliValue(usedRaw);
+  const p = pendingRaw === undefined || pendingRaw === null ? 0 : simpleMilliValue(pendingRaw);
+  if (a !== null && u !== null && p !== null) return new MilliResource(a - u - p);
   let avail = q(raw);
   if (!avail) return null;
   const used = q(usedRaw);
   if (used) avail = avail.sub(used);
   const pending = q(pendingRaw);
   if (pending) avail = avail.sub(pending);
-  const fixed = avail;
-  return { availValue: fixed.value(), availMilli: fixed.milliValue(), avail: () => fixed };
+  return new QuantityResource(avail);
+}
+
+function parseModels(rs: ResourceSummary, models: ResourceModel[] | null): ParsedModels | null {
+  if (!models || models.length === 0 || !rs.allocatableModelings || rs.allocatableModelings.length === 0) return null;
+  const minByResource = new Map<string, Quantity[]>();
+  for (const m of models) {
+    for (const r of m.ranges ?? []) {
+      const min = q(r.min) ?? Quantity.zero();
+      const arr = minByResource.get(r.name);
+      if (arr) arr.push(min);
+      else minByResource.set(r.name, [min]);
+    }
+  }
+  return { minByResource, modelCount: models.length, counts: rs.allocatableModelings.map((m) => m.count ?? 0) };
+}
+
+const MAX_CACHED_ESTIMATES = 512;
+
+/** The estimate memo: one slot inline (a cold pass asks one question per summary), a map beyond it. */
+abstract class EstimateMemo {
+  private firstKey = -1;
+  private firstValue = 0;
+  private more: Map<number, number> | undefined = undefined;
+
+  cachedEstimate(key: number): number | undefined {
+    if (key === this.firstKey) return this.firstValue;
+    return this.more === undefined ? undefined : this.more.get(key);
+  }
+
+  cacheEstimate(key: number, value: number): void {
+    if (this.firstKey === -1) {
+      this.firstKey = key;
+      this.firstValue = value;
+      return;
+    }
+    this.more ??= new Map();
+    if (this.more.size >= MAX_CACHED_ESTIMATES) this.more.clear();
+    this.more.set(key, value);
+  }
+}
+
+class Summary extends EstimateMemo implements ParsedSummary {
+  readonly allocatablePods: number;
+  readonly allocatedPods: number;
+  readonly allocatingPods: number;
+  readonly models: ParsedModels | null;
+  // Resources are parsed on first request (clusters report many, workloads request a few);
+  // undefined: not read yet.
+  private cpu: ParsedResource | null | undefined = undefined;
+  private memory: ParsedResource | null | undefined = undefined;
+  private others: Map<string, ParsedResource | null> | undefined = undefined;
+
+  constructor(
+    readonly source: ResourceSummary,
+    models: ResourceModel[] | null,
+  ) {
+    super();
+    this.allocatablePods = podsValue(source.allocatable);
+    this.allocatedPods = podsValue(source.allocated);
+    this.allocatingPods = podsValue(source.allocating);
+    this.models = parseModels(source, models);
+  }
+
+  resource(name: string): ParsedResource | null {
+    if (name === 'cpu') return this.cpu !== undefined ? this.cpu : (this.cpu = this.read(name));
+    if (name === 'memory') return this.memory !== undefined ? this.memory : (this.memory = this.read(name));
+    this.others ??= new Map();
+    let r = this.others.get(name);
+    if (r === undefined) {
+      r = this.read(name);
+      this.others.set(name, r);
+    }
+    return r;
+  }
+
+  private read(name: string): ParsedResource | null {
+    const rs = this.source;
+    const raw = rs.allocatable ? (Object.prototype.hasOwnProperty.call(rs.allocatable, name) ? rs.allocatable[name] : undefined) : undefined;
+    return raw === undefined ? null : parseResource(raw, rs.allocated?.[name], rs.allocating?.[name]);
+  }
 }
 
 export function parseSummary(rs: ResourceSummary, models: ResourceModel[] | null): ParsedSummary {
-  // Parsed per resource on first request: clusters report many resources, workloads request a few.
-  const resources = new Map<string, ParsedResource | null>();
-  const resource = (name: string): ParsedResource | null => {
-    let r = resources.get(name);
-    if (r === undefined) {
-      const raw = rs.allocatable
-        ? Object.prototype.hasOwnProperty.call(rs.allocatable, name)
-          ? rs.allocatable[name]
-          : undefined
-        : undefined;
-      r = raw === undefined ? null : parseResource(raw, rs.allocated?.[name], rs.allocating?.[name]);
-      resources.set(name, r);
-    }
-    return r;
-  };
-  let parsedModels: ParsedModels | null = null;
-  if (models && models.length > 0 && rs.allocatableModelings && rs.allocatableModelings.length > 0) {
-    const minByResource = new Map<string, Quantity[]>();
-    for (const m of models) {
-      for (const r of m.ranges ?? []) {
-        const min = q(r.min) ?? Quantity.zero();
-        const arr = minByResource.get(r.name);
-        if (arr) arr.push(min);
-        else minByResource.set(r.name, [min]);
-      }
-    }
-    parsedModels = {
-      minByResource,
-      modelCount: models.length,
-      counts: rs.allocatableModelings.map((m) => m.count ?? 0),
-    };
-  }
-  return {
-    allocatablePods: podsValue(rs.allocatable),
-    allocatedPods: podsValue(rs.allocated),
-    allocatingPods: podsValue(rs.allocating),
-    resource,
-    models: parsedModels,
-    source: rs,
-    estimates: new Map(),
-  };
+  return new Summary(rs, models);
 }
 
 const requestCache = new Map<string, ParsedRequest | null>();
@@ -281,14 +317,13 @@ export function generalEstimate(
   if (!requirements) return Math.min(max, MAX_INT32);
   const modeling = opts.customizedClusterResourceModeling !== false && summary.models !== null;
   const key = cacheKey ?? requestsKey(requests, modeling);
-  const cached = summary.estimates.get(key);
+  const cached = summary.cachedEstimate(key);
   if (cached !== undefined) return cached;
   let n: number | null = null;
   if (modeling) n = byModels(summary.models!, requests);
   if (n === null) n = bySummary(summary, requests);
   const result = Math.min(max, n, MAX_INT32);
-  if (summary.estimates.size >= 512) summary.estimates.clear();
-  summary.estimates.set(key, result);
+  summary.cacheEstimate(key, result);
   return result;
 }
 
@@ -315,14 +350,36 @@ function withAssumed(s: ParsedSummary, assumed: readonly AssumedWorkload[]): Par
       allocating[name] = allocating[name] ? allocating[name]!.add(total) : total;
     }
   }
-  const resource = (name: string): ParsedResource | null => {
-    const res = s.resource(name);
-    const extra = allocating[name];
+  return new AssumedSummary(s, allocating, pods);
+}
+
+/** A summary with in-flight replicas counted as allocating; its estimates are its own. */
+class AssumedSummary extends EstimateMemo implements ParsedSummary {
+  readonly allocatablePods: number;
+  readonly allocatedPods: number;
+  readonly allocatingPods: number;
+  readonly models: ParsedModels | null;
+  readonly source: ResourceSummary;
+
+  constructor(
+    private readonly base: ParsedSummary,
+    private readonly allocating: Record<string, Quantity>,
+    pods: number,
+  ) {
+    super();
+    this.allocatablePods = base.allocatablePods;
+    this.allocatedPods = base.allocatedPods;
+    this.allocatingPods = base.allocatingPods + pods;
+    this.models = base.models;
+    this.source = base.source;
+  }
+
+  resource(name: string): ParsedResource | null {
+    const res = this.base.resource(name);
+    const extra = this.allocating[name];
     if (!res || !extra) return res;
-    const avail = res.avail().sub(extra);
-    return { avail: () => avail, availValue: avail.value(), availMilli: avail.milliValue() };
-  };
-  return { ...s, allocatingPods: s.allocatingPods + pods, resource, estimates: new Map() };
+    return new QuantityResource(res.avail().sub(extra));
+  }
 }
 
 export interface AvailabilityOptions extends EstimatorOptions {
@@ -372,15 +429,18 @@ export function estimateReplicas(clusters: readonly ClusterInfo[], spec: Availab
       else assumedBy.set(a.cluster, [a]);
     }
   }
+  const extras = opts.extraEstimates ?? [];
   for (let i = 0; i < clusters.length; i++) {
     const c = clusters[i]!;
     let summary = c.summary();
-    const assumed = assumedBy?.get(c.name);
-    if (summary && assumed) summary = withAssumed(summary, assumed);
-    const key = modelingOn && summary?.models ? keyWithModels : keyWithoutModels;
+    if (assumedBy !== null) {
+      const assumed = assumedBy.get(c.name);
+      if (summary && assumed) summary = withAssumed(summary, assumed);
+    }
+    const key = modelingOn && summary !== null && summary.models !== null ? keyWithModels : keyWithoutModels;
     let v = generalEstimate(summary, requirements, requests, opts, key);
-    for (const extra of opts.extraEstimates ?? []) {
-      const e = extra[c.name];
+    for (let j = 0; j < extras.length; j++) {
+      const e = extras[j]![c.name];
       if (e === undefined || e < 0) continue;
       if (e < v) v = e;
     }

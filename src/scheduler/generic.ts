@@ -13,6 +13,9 @@ import type { ClusterInfo, ClusterSnapshot } from './snapshot.js';
 import { groupClusters, selectBestClusters, SelectionError, shouldIgnoreSpreadConstraint, sortByRank } from './spread.js';
 import type { ResourceBindingSpec, ResourceBindingStatus, TargetCluster } from './types.js';
 
+// A module-local copy: read once per feasible cluster, and imported bindings can be getters once transpiled.
+const UNBOUNDED = MAX_INT32;
+
 /** No cluster passed the filters. Its message counts the recorded reasons, sorted as strings. */
 export class FitError extends Error {
   override name = 'FitError';
@@ -115,22 +118,29 @@ export function runAlgorithm(
   const raw = estimateReplicas(feasibleInfos, spec, opts);
   const replicas = spec.replicas ?? 0;
   const nonWorkload = replicas === 0 && (spec.components?.length ?? 0) === 0;
-  const allocatable = nonWorkload ? raw : raw.map((v) => (v === MAX_INT32 ? replicas : v));
   const unbounded = new Set<string>();
-  if (!nonWorkload) raw.forEach((v, i) => v === MAX_INT32 && unbounded.add(feasibleInfos[i]!.name));
   const assigned = new Map<string, number>();
   for (const t of spec.clusters ?? []) if (!assigned.has(t.name)) assigned.set(t.name, t.replicas ?? 0);
   const order = isWorkload(spec) ? overflowOrderFn(spec, status) : () => 0;
-  const details: Candidate[] = feasibleInfos.map((info, i) => ({
-    name: info.name,
-    info,
-    score: score(info),
-    allocatable: allocatable[i]!,
-    available: allocatable[i]! + (assigned.get(info.name) ?? 0),
-    overflowOrder: order(info),
-    region: info.region,
-    nameRank: undefined,
-  }));
+  const details = new Array<Candidate>(feasibleInfos.length);
+  for (let i = 0; i < feasibleInfos.length; i++) {
+    const info = feasibleInfos[i]!;
+    let allocatable = raw[i]!;
+    if (!nonWorkload && allocatable === UNBOUNDED) {
+      allocatable = replicas;
+      unbounded.add(info.name);
+    }
+    details[i] = {
+      name: info.name,
+      info,
+      score: score(info),
+      allocatable,
+      available: allocatable + (assigned.size === 0 ? 0 : (assigned.get(info.name) ?? 0)),
+      overflowOrder: order(info),
+      region: info.region,
+      nameRank: undefined,
+    };
+  }
   const placement = spec.placement ?? {};
   if (opts.explain || opts.enableEmptyWorkloadPropagation || orderMatters(spec)) {
     const ranks = snapshot.nameRank;

@@ -26,16 +26,7 @@ export interface ClusterInfo extends MatchableCluster {
   summary(): ParsedSummary | null;
 }
 
-interface CacheEntry {
-  info: ClusterInfo;
-  spec: unknown;
-  status: unknown;
-  metadata: unknown;
-  labels: unknown;
-  summary: unknown;
-}
-
-const cache = new WeakMap<Cluster, CacheEntry>();
+const cache = new WeakMap<Cluster, Info>();
 
 export const apiKey = (groupVersion: string, kind: string): string => `${groupVersion}\u0000${kind}`;
 
@@ -54,12 +45,23 @@ class Info implements ClusterInfo {
   readonly zone: string;
   readonly zones: readonly string[];
   readonly taints: readonly Taint[];
-  private labelMap?: Labels;
-  private fieldMap?: Labels;
-  private parsed?: ParsedSummary | null;
+  private labelMap: Labels | undefined = undefined;
+  private fieldMap: Labels | undefined = undefined;
+  private parsed: ParsedSummary | null | undefined = undefined;
+  // The parts of the Cluster object this was derived from: replacing any of them makes it stale.
+  private readonly srcMetadata: unknown;
+  private readonly srcLabels: unknown;
+  private readonly srcSpec: unknown;
+  private readonly srcStatus: unknown;
+  private readonly srcSummary: unknown;
 
   constructor(readonly cluster: Cluster) {
     const spec = cluster.spec;
+    this.srcMetadata = cluster.metadata;
+    this.srcLabels = cluster.metadata.labels;
+    this.srcSpec = spec;
+    this.srcStatus = cluster.status;
+    this.srcSummary = cluster.status?.resourceSummary;
     this.name = cluster.metadata.name ?? '';
     this.deleting = !!cluster.metadata.deletionTimestamp;
     this.provider = spec?.provider ?? '';
@@ -91,6 +93,18 @@ class Info implements ClusterInfo {
     return false;
   }
 
+  /** Whether `c` is this info's Cluster object with the same metadata, labels, spec, status and summary. */
+  derivedFrom(c: Cluster): boolean {
+    return (
+      c === this.cluster &&
+      c.metadata === this.srcMetadata &&
+      c.metadata.labels === this.srcLabels &&
+      c.spec === this.srcSpec &&
+      c.status === this.srcStatus &&
+      c.status?.resourceSummary === this.srcSummary
+    );
+  }
+
   summary(): ParsedSummary | null {
     if (this.parsed === undefined) {
       const rs: ResourceSummary | null | undefined = this.cluster.status?.resourceSummary;
@@ -100,28 +114,38 @@ class Info implements ClusterInfo {
   }
 }
 
+/** The derived data of one Cluster object, cached while the object and its parts are unchanged. */
 export function clusterInfo(c: Cluster): ClusterInfo {
-  const e = cache.get(c);
-  if (
-    e &&
-    e.spec === c.spec &&
-    e.status === c.status &&
-    e.metadata === c.metadata &&
-    e.labels === c.metadata.labels &&
-    e.summary === c.status?.resourceSummary
-  ) {
-    return e.info;
-  }
+  const known = cache.get(c) ?? reusable(c, -1);
+  if (known !== undefined && known.derivedFrom(c)) return known;
   const info = new Info(c);
-  cache.set(c, {
-    info,
-    spec: c.spec,
-    status: c.status,
-    metadata: c.metadata,
-    labels: c.metadata.labels,
-    summary: c.status?.resourceSummary,
-  });
+  cache.set(c, info);
   return info;
+}
+
+/**
+ * The snapshot built most recently. A new snapshot takes over its infos for the Cluster objects that
+ * are unchanged, so a list in which one cluster changed costs one new info, not thousands. (A
+ * WeakMap per Cluster object does the same, but inserting thousands of new objects into it is the
+ * largest single cost of a cold snapshot.)
+ */
+let previous: BuiltSnapshot | null = null;
+
+/** An info for `c` from the previous snapshot (looked for at `index` first, then by name), if any. */
+function reusable(c: Cluster, index: number): Info | undefined {
+  if (previous === null) return undefined;
+  const infos = previous.clusters;
+  const at = index >= 0 && index < infos.length ? infos[index]! : undefined;
+  if (at !== undefined && at.cluster === c) return at;
+  // Same name at the same place but another object: the cluster changed, no need to search.
+  if (at !== undefined && at.name === (c.metadata.name ?? '')) return undefined;
+  const named = previous.infoNamed(c.metadata.name ?? '');
+  return named !== undefined && named.cluster === c ? named : undefined;
+}
+
+function infoAt(c: Cluster, index: number): Info {
+  const known = reusable(c, index) ?? cache.get(c);
+  return known !== undefined && known.derivedFrom(c) ? known : new Info(c);
 }
 
 /** A snapshot of all clusters, built once and shared by many `schedule` calls. */
@@ -135,24 +159,52 @@ export interface ClusterSnapshot {
 }
 
 export function createSnapshot(clusters: readonly Cluster[]): ClusterSnapshot {
-  const infos = clusters.map(clusterInfo);
-  const byName = new Map<string, ClusterInfo>();
-  for (const i of infos) byName.set(i.name, i);
+  return buildSnapshot(clusters);
+}
+
+interface BuiltSnapshot extends ClusterSnapshot {
+  readonly clusters: readonly Info[];
+  infoNamed(name: string): Info | undefined;
+}
+
+function buildSnapshot(clusters: readonly Cluster[]): BuiltSnapshot {
+  const infos = new Array<Info>(clusters.length);
+  for (let i = 0; i < clusters.length; i++) infos[i] = infoAt(clusters[i]!, i);
   const tables = new Map<string, Uint8Array>();
+  let byName: Map<string, Info> | undefined;
   let nameRank: number[] | undefined;
-  return {
+  // The name index and the name order are built on first use: a cold pass over thousands of new
+  // clusters should pay only for what the binding needs.
+  const built: BuiltSnapshot = {
     clusters: infos,
-    byName,
+    get byName() {
+      if (!byName) {
+        byName = new Map<string, Info>();
+        for (const i of infos) byName.set(i.name, i);
+      }
+      return byName;
+    },
+    infoNamed(name) {
+      return (this.byName as Map<string, Info>).get(name);
+    },
     // Sorting thousands of names is a noticeable part of a cold start, and only ordered placements need it.
     get nameRank() {
       if (!nameRank) {
-        const order = infos
-          .map((_, i) => i)
-          .sort((a, b) => (infos[a]!.name < infos[b]!.name ? -1 : infos[a]!.name > infos[b]!.name ? 1 : 0));
-        const ranks = new Array<number>(infos.length);
-        order.forEach((idx, pos) => {
-          ranks[idx] = pos;
+        const n = infos.length;
+        const names = new Array<string>(n);
+        const order = new Array<number>(n);
+        for (let i = 0; i < n; i++) {
+          names[i] = infos[i]!.name;
+          order[i] = i;
+        }
+        // Stable, so equal names keep list order. Listed clusters usually come sorted by name already.
+        order.sort((a, b) => {
+          const x = names[a]!;
+          const y = names[b]!;
+          return x < y ? -1 : x > y ? 1 : 0;
         });
+        const ranks = new Array<number>(n);
+        for (let pos = 0; pos < n; pos++) ranks[order[pos]!] = pos;
         nameRank = ranks;
       }
       return nameRank;
@@ -168,50 +220,20 @@ export function createSnapshot(clusters: readonly Cluster[]): ClusterSnapshot {
       return t;
     },
   };
+  previous = built;
+  return built;
 }
 
-/** A snapshot together with the objects it was built from, to tell whether a new list is the same. */
-interface SourcedSnapshot {
-  snapshot: ClusterSnapshot;
-  sources: readonly Cluster[];
-  /** metadata, labels, spec, status, resourceSummary of each source, in order. */
-  parts: unknown[];
-}
-
-function partsOf(list: readonly Cluster[]): unknown[] {
-  const parts = new Array<unknown>(list.length * 5);
-  for (let i = 0; i < list.length; i++) {
-    const c = list[i]!;
-    parts[5 * i] = c.metadata;
-    parts[5 * i + 1] = c.metadata.labels;
-    parts[5 * i + 2] = c.spec;
-    parts[5 * i + 3] = c.status;
-    parts[5 * i + 4] = c.status?.resourceSummary;
-  }
-  return parts;
-}
-
-function sameSources(s: SourcedSnapshot, list: readonly Cluster[]): boolean {
-  if (s.sources.length !== list.length) return false;
-  const p = s.parts;
-  for (let i = 0; i < list.length; i++) {
-    const c = list[i]!;
-    if (
-      c !== s.sources[i] ||
-      c.metadata !== p[5 * i] ||
-      c.metadata.labels !== p[5 * i + 1] ||
-      c.spec !== p[5 * i + 2] ||
-      c.status !== p[5 * i + 3] ||
-      c.status?.resourceSummary !== p[5 * i + 4]
-    ) {
-      return false;
-    }
-  }
+/** Whether `list` holds, in order, the unchanged Cluster objects the snapshot was built from. */
+function sameSources(s: BuiltSnapshot, list: readonly Cluster[]): boolean {
+  const infos = s.clusters;
+  if (infos.length !== list.length) return false;
+  for (let i = 0; i < list.length; i++) if (!infos[i]!.derivedFrom(list[i]!)) return false;
   return true;
 }
 
-const byArray = new WeakMap<readonly Cluster[], SourcedSnapshot>();
-let last: SourcedSnapshot | null = null;
+const byArray = new WeakMap<readonly Cluster[], BuiltSnapshot>();
+let last: BuiltSnapshot | null = null;
 
 /**
  * Accepts a prepared snapshot or a plain list. A list made of the same, unchanged Cluster objects as
@@ -222,10 +244,10 @@ export function toSnapshot(clusters: readonly Cluster[] | ClusterSnapshot): Clus
   if (!Array.isArray(clusters)) return clusters as ClusterSnapshot;
   const list = clusters as readonly Cluster[];
   const known = byArray.get(list);
-  if (known && sameSources(known, list)) return known.snapshot;
-  if (last && sameSources(last, list)) return last.snapshot;
-  const fresh: SourcedSnapshot = { snapshot: createSnapshot(list), sources: list.slice(), parts: partsOf(list) };
+  if (known && sameSources(known, list)) return known;
+  if (last && sameSources(last, list)) return last;
+  const fresh = buildSnapshot(list);
   byArray.set(list, fresh);
   last = fresh;
-  return fresh.snapshot;
+  return fresh;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { parseQuantity, Quantity, QuantityParseError, quantitiesEqual } from '../../src/quantity/quantity.js';
+import { parseQuantity, Quantity, QuantityParseError, quantitiesEqual, simpleMilliValue } from '../../src/quantity/quantity.js';
 
 const sum = (...xs: (string | null)[]) => xs.reduce<Quantity>((acc, x) => (x === null ? acc : acc.add(parseQuantity(x))), Quantity.zero()).toString();
 
@@ -97,6 +97,127 @@ describe('Quantity arithmetic', () => {
         expect(parseQuantity(q.toString()).cmp(q)).toBe(0);
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe('simpleMilliValue (the fast path for simple forms)', () => {
+  const SUFFIXES = ['', 'm', 'k', 'M', 'G', 'T', 'P', 'E', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei', 'n', 'u', 'K', 'e3', 'E3', 'i', 'mi', 'KI'];
+  /** Text of the kind clusters report, plus near misses: long digit runs, leading zeros, signs, fractions, exponents. */
+  const text = fc
+    .tuple(
+      fc.constantFrom('', '', '', '+', '-'),
+      fc.oneof(
+        fc.bigInt({ min: 0n, max: 10n ** 17n }).map(String),
+        fc.integer({ min: 0, max: 10_000 }).map(String),
+        fc.stringMatching(/^0{1,4}[0-9]{1,14}$/),
+      ),
+      fc.constantFrom('', '', '', '.', '.5', '.000'),
+      fc.constantFrom(...SUFFIXES),
+    )
+    .map(([sign, digits, frac, suffix]) => `${sign}${digits}${frac}${suffix}`);
+
+  it('answers exactly as the Quantity parser, and only for values Go holds as int64Amount', () => {
+    fc.assert(
+      fc.property(text, (s) => {
+        const fast = simpleMilliValue(s);
+        if (fast === null) return;
+        const q = parseQuantity(s);
+        expect(q.dec).toBe(false);
+        expect(Number.isSafeInteger(fast)).toBe(true);
+        expect(BigInt(fast)).toBe(q.milliValueBig());
+        expect(q.scaledValue(-3) * 1000n).toBe(q.scaledValue(-6)); // no precision below milli
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('answers for every simple form whose milli value is a safe integer', () => {
+    const simple = fc
+      .tuple(fc.integer({ min: 0, max: 2 ** 40 }), fc.constantFrom('', 'm', 'k', 'M', 'G', 'T', 'Ki', 'Mi', 'Gi', 'Ti'))
+      .map(([n, u]) => `${n}${u}`);
+    fc.assert(
+      fc.property(simple, (s) => {
+        const big = parseQuantity(s).milliValueBig();
+        expect(simpleMilliValue(s)).toBe(big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : null);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('sums and differences of its answers round like Quantity arithmetic', () => {
+    const simple = fc
+      .tuple(fc.integer({ min: 0, max: 10 ** 9 }), fc.constantFrom('', 'm', 'k', 'M', 'G', 'Ki', 'Mi', 'Gi'))
+      .map(([n, u]) => `${n}${u}`);
+    fc.assert(
+      fc.property(simple, simple, simple, (a, b, c) => {
+        const [x, y, z] = [simpleMilliValue(a), simpleMilliValue(b), simpleMilliValue(c)];
+        fc.pre(x !== null && y !== null && z !== null);
+        const q = parseQuantity(a).sub(parseQuantity(b)).sub(parseQuantity(c));
+        const milli = x! - y! - z!;
+        expect(Number.isSafeInteger(milli)).toBe(true);
+        expect(milli).toBe(q.milliValue());
+        const whole = milli % 1000 === 0 ? milli / 1000 : milli > 0 ? Math.floor(milli / 1000) + 1 : Math.ceil(milli / 1000) - 1;
+        expect(whole).toBe(q.value());
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it.each([
+    ['0', 0],
+    ['16', 16_000],
+    ['0016', 16_000],
+    ['500m', 500],
+    ['64Gi', 64 * 2 ** 30 * 1000],
+    ['32186052Ki', 32186052 * 1024 * 1000],
+    ['2k', 2_000_000],
+    ['8Ti', 8 * 2 ** 40 * 1000],
+    ['999999999999999m', 999999999999999],
+    ['9007199254740m', 9007199254740],
+  ])('reads %j', (s, milli) => {
+    expect(simpleMilliValue(s)).toBe(milli);
+    expect(parseQuantity(s).milliValue()).toBe(milli);
+  });
+
+  it.each([
+    // Go parses these as inf.Dec (0Pi too), which rounds later sums differently: left to the parser.
+    '0Pi',
+    '0Ei',
+    '1Pi',
+    '9Ti', // past 2^53 milli
+    '1P',
+    '1E',
+    '1000000000000000', // 16 digits
+    '1.5',
+    '-1',
+    '+1',
+    '1e3',
+    '100n',
+    '',
+    'm',
+    '1 ',
+    '1Mi ',
+    '１',
+  ])('leaves %j to the parser', (s) => {
+    expect(simpleMilliValue(s)).toBeNull();
+  });
+
+  it('reads non-negative JSON integers up to 2^43, and nothing else that is not a string', () => {
+    expect(simpleMilliValue(16)).toBe(16_000);
+    expect(simpleMilliValue(0)).toBe(0);
+    expect(Object.is(simpleMilliValue(-0), 0)).toBe(true);
+    expect(simpleMilliValue(2 ** 43)).toBe(2 ** 43 * 1000);
+    expect(simpleMilliValue(2 ** 43 + 1)).toBeNull();
+    expect(simpleMilliValue(1.5)).toBeNull();
+    expect(simpleMilliValue(-1)).toBeNull();
+    expect(simpleMilliValue(null)).toBeNull();
+    expect(simpleMilliValue(undefined)).toBeNull();
+    expect(simpleMilliValue({})).toBeNull();
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 43 }), (n) => {
+        expect(simpleMilliValue(n)).toBe(parseQuantity(n).milliValue());
+      }),
     );
   });
 });

@@ -317,10 +317,26 @@ describe('scheduler properties', () => {
     );
   });
 
+  it('leaves forms Go holds as inf.Dec to the Quantity parser, even when they are zero', () => {
+    // 0Pi is an inf.Dec in Go, so 1 - 1500m - 0Pi rounds toward +inf (1), not away from zero (-1).
+    const s = parseSummary({ allocatable: { cpu: '1' }, allocated: { cpu: '1500m' }, allocating: { cpu: '0Pi' } }, null);
+    const want = parseQuantity('1').sub(parseQuantity('1500m')).sub(parseQuantity('0Pi'));
+    expect(s.resource('cpu')!.availMilli).toBe(want.milliValue());
+    expect(s.resource('cpu')!.availValue).toBe(want.value());
+    expect(want.value()).toBe(1);
+  });
+
   it('reads simple quantities on the fast path exactly as the Quantity parser does', () => {
     const quantity = fc.oneof(
       fc
         .tuple(fc.integer({ min: 0, max: 10 ** 6 }), fc.constantFrom('', 'm', 'k', 'M', 'G', 'Ki', 'Mi', 'Gi', 'Ti'))
+        .map(([n, u]) => `${n}${u}`),
+      // Near the edges of the fast path: long digit runs, leading zeros, and Pi / Ei (Go's inf.Dec path even for 0).
+      fc
+        .tuple(
+          fc.oneof(fc.bigInt({ min: 0n, max: 10n ** 16n }).map(String), fc.stringMatching(/^0{1,3}[0-9]{1,3}$/), fc.constant('0')),
+          fc.constantFrom('', 'm', 'k', 'T', 'P', 'E', 'Ki', 'Ti', 'Pi', 'Ei'),
+        )
         .map(([n, u]) => `${n}${u}`),
       fc
         .tuple(fc.integer({ min: 0, max: 999 }), fc.integer({ min: 0, max: 99 }), fc.constantFrom('', 'Gi', 'k'))

@@ -179,6 +179,26 @@ describe('schedule', () => {
       { name: 'm2', replicas: 1 },
     ]);
   });
+  it('reuses what was derived from unchanged clusters when a new list is built, wherever they moved', () => {
+    const [a, b, c] = ['m1', 'm2', 'm3'].map((n) => cluster({ name: n, available: 1 }));
+    const first = createSnapshot([a!, b!, c!]);
+    const b2 = { ...b!, status: { ...b!.status, resourceSummary: { allocatable: { pods: 50 } } } };
+    const a2 = { ...a!, metadata: { ...a!.metadata, labels: { moved: 'yes' } } };
+    const second = createSnapshot([c!, b2, a!, a2]);
+    expect(second.clusters[0]).toBe(first.clusters[2]);
+    expect(second.clusters[2]).toBe(first.clusters[0]);
+    expect(second.clusters[1]).not.toBe(first.clusters[1]);
+    expect(second.clusters[1]!.summary()!.allocatablePods).toBe(50);
+    expect(second.clusters[3]!.labels.get('moved')).toBe('yes');
+    expect(first.clusters[0]!.labels.get('moved')).toBeUndefined();
+    // Replacing a part of a cluster in place makes its derived data stale.
+    c!.metadata = { ...c!.metadata, labels: { env: 'x' } };
+    const third = createSnapshot([c!]);
+    expect(third.clusters[0]).not.toBe(second.clusters[0]);
+    expect(third.clusters[0]!.labels.get('env')).toBe('x');
+    expect(clusterInfo(c!)).toBe(clusterInfo(c!));
+    expect(clusterInfo(c!).labels.get('env')).toBe('x');
+  });
   it('reports a missing placement as a scheduler error without touching the binding', () => {
     const b = binding({ replicas: 1 });
     delete b.spec.placement;
