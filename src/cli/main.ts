@@ -5,6 +5,7 @@ import { registerCrds } from './commands/crds.js';
 import { registerInterpret } from './commands/interpret.js';
 import { registerWebhook } from './commands/webhook.js';
 import { registerPlan } from './commands/plan.js';
+import { registerController } from './commands/controller.js';
 
 // Exit codes scripts can rely on: 0 success, 1 the input is invalid / a check failed, 2 usage error or
 // unreadable input. Commander's own parse errors therefore exit 2, not its default 1.
@@ -28,6 +29,7 @@ Exit status: 0 success, 1 invalid input or a failed check, 2 usage error or unre
   registerInterpret(program);
   registerWebhook(program);
   registerPlan(program);
+  registerController(program);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }

@@ -165,10 +165,11 @@ export function reconcileBinding(ctx: ReconcileContext, key: string): ReconcileR
   const byCluster = new Map(live.map((w) => [safeCluster(w), w]));
   const errors: string[] = [];
   const revisions = new Map<number, KObject>();
+  const decorated = new Map<KObject, KObject>();
   const completions = jobCompletions(b, tpl, targets);
   for (const target of targets) {
     try {
-      const rendered = renderWork(ctx, b, tpl, target, byCluster.get(target.name), events, revisions, completions?.get(target.name));
+      const rendered = renderWork(ctx, b, tpl, target, byCluster.get(target.name), events, revisions, decorated, completions?.get(target.name));
       if (rendered) writes.push(rendered);
     } catch (e) {
       errors.push((e as Error).message);
@@ -236,6 +237,7 @@ function renderWork(
   existing: KObject | undefined,
   events: CoreEvent[],
   revisions: Map<number, KObject>,
+  decorated: Map<KObject, KObject>,
   completions: number | undefined,
 ): Write | undefined {
   // Clusters with the same replica count share one revised, pruned base (the interpreter is asked once
@@ -253,11 +255,14 @@ function renderWork(
   if (!cluster) throw new Error(`cluster ${target.name} not found: the binding targets a cluster the control plane does not know`);
   let clusterOverrides: AppliedOverrideItem[];
   let namespacedOverrides: AppliedOverrideItem[];
+  // Set when no override patched the shared base: its decorated form can be reused by other clusters.
+  let unpatched: KObject | undefined;
   try {
     // The manifest is this render's own copy, and overrides patch copies of it: no clone needed.
     const out = applyOverridePolicies(ctx.reader, manifest, cluster);
     // A patched manifest is a fresh copy and may have regained what pruning removes.
     if (out.manifest !== manifest) pruneManifest(out.manifest);
+    else if (completions === undefined) unpatched = base;
     manifest = { ...out.manifest, metadata: { ...out.manifest.metadata } };
     clusterOverrides = out.clusterOverrides;
     namespacedOverrides = out.namespacedOverrides;
@@ -279,19 +284,27 @@ function renderWork(
   const crb = isClusterBinding(b);
   const idLabel = bindingIdLabel(b);
   const id = bindingId(b);
-  manifest.metadata.labels = { ...(manifest.metadata.labels ?? {}), [idLabel]: id };
-  const mAnn: Record<string, string> = { ...(manifest.metadata.annotations ?? {}) };
-  const gen = tpl.metadata.generation ?? 0;
-  if (gen > 0) mAnn[ResourceTemplateGenerationAnnotation] = intern(String(gen));
-  if (crb) mAnn[ClusterResourceBindingAnnotation] = b.metadata.name!;
-  else {
-    mAnn[ResourceBindingNamespaceAnnotation] = b.metadata.namespace!;
-    mAnn[ResourceBindingNameAnnotation] = b.metadata.name!;
-  }
-  const conflict = conflictResolutionFor(tpl, b);
-
+  const proto = unpatched && decorated.get(unpatched);
+  // The Work permanent id is the only label, and the Work namespace the only annotation, that differ between
+  // the clusters sharing one unpatched base; the rest of the decoration (and the managed-key lists, which
+  // depend on key sets only) is the same, so later clusters copy the first one's and set those two values.
   const workName = intern(generateWorkName(tpl.kind, tpl.metadata.name!, tpl.metadata.namespace));
   const workNs = intern(generateExecutionSpaceName(target.name));
+  const workId = (existing && getLabel(existing, WorkPermanentIDLabel)) || workPermanentId(id, target.name);
+  if (proto) {
+    manifest = {
+      ...proto,
+      metadata: {
+        ...proto.metadata,
+        labels: { ...proto.metadata.labels, [WorkPermanentIDLabel]: workId },
+        annotations: { ...proto.metadata.annotations, [WorkNamespaceAnnotation]: workNs },
+      },
+    };
+  } else {
+    decorateManifest(manifest, b, tpl, crb, idLabel, id, workName, workNs, workId);
+    if (unpatched) decorated.set(unpatched, manifest);
+  }
+  const conflict = conflictResolutionFor(tpl, b);
   const workAnn: Record<string, string> = {};
   if (crb) workAnn[ClusterResourceBindingAnnotation] = b.metadata.name!;
   else {
@@ -301,21 +314,6 @@ function renderWork(
   workAnn[ConflictResolutionAnnotation] = conflict;
   if (namespacedOverrides.length) workAnn[AppliedOverridesAnnotation] = intern(JSON.stringify(namespacedOverrides));
   if (clusterOverrides.length) workAnn[AppliedClusterOverridesAnnotation] = intern(JSON.stringify(clusterOverrides));
-
-  // CreateOrUpdateWork's decoration of the manifest.
-  mAnn[ResourceTemplateUIDAnnotation] = tpl.metadata.uid ?? '';
-  mAnn[WorkNameAnnotation] = workName;
-  mAnn[WorkNamespaceAnnotation] = workNs;
-  mAnn[ConflictResolutionAnnotation] = conflict;
-  manifest.metadata.annotations = mAnn;
-  manifest.metadata.labels[ManagedLabel] = ManagedLabelValue;
-  delete manifest.metadata.annotations['deployment.kubernetes.io/revision'];
-  // The Work webhook stamps a permanent id on create; a stable one derived from the binding's id and
-  // the cluster serves the same purpose and lets the manifest carry it from the first render.
-  const workId = (existing && getLabel(existing, WorkPermanentIDLabel)) || workPermanentId(id, target.name);
-  manifest.metadata.labels[WorkPermanentIDLabel] = workId;
-  setManagedKeys(manifest);
-
   if (existing && isTerminating(existing)) throw new Error(`work ${workNs}/${workName} is being deleted`);
   const spec = {
     workload: { manifests: [manifest] },
@@ -342,6 +340,33 @@ function renderWork(
   w.spec = spec;
   if (deepEqual(w, existing)) return undefined;
   return { op: 'update', object: w };
+}
+
+/** The labels and annotations Karmada puts on a Work's manifest (BuildWork and CreateOrUpdateWork), in place. */
+function decorateManifest(manifest: KObject, b: KObject, tpl: KObject, crb: boolean, idLabel: string, id: string, workName: string, workNs: string, workId: string): void {
+  manifest.metadata.labels = { ...(manifest.metadata.labels ?? {}), [idLabel]: id };
+  const mAnn: Record<string, string> = { ...(manifest.metadata.annotations ?? {}) };
+  const gen = tpl.metadata.generation ?? 0;
+  if (gen > 0) mAnn[ResourceTemplateGenerationAnnotation] = intern(String(gen));
+  if (crb) mAnn[ClusterResourceBindingAnnotation] = b.metadata.name!;
+  else {
+    mAnn[ResourceBindingNamespaceAnnotation] = b.metadata.namespace!;
+    mAnn[ResourceBindingNameAnnotation] = b.metadata.name!;
+  }
+  const conflict = conflictResolutionFor(tpl, b);
+
+  // CreateOrUpdateWork's decoration of the manifest.
+  mAnn[ResourceTemplateUIDAnnotation] = tpl.metadata.uid ?? '';
+  mAnn[WorkNameAnnotation] = workName;
+  mAnn[WorkNamespaceAnnotation] = workNs;
+  mAnn[ConflictResolutionAnnotation] = conflict;
+  manifest.metadata.annotations = mAnn;
+  manifest.metadata.labels[ManagedLabel] = ManagedLabelValue;
+  delete manifest.metadata.annotations['deployment.kubernetes.io/revision'];
+  // The Work webhook stamps a permanent id on create; a stable one derived from the binding's id and
+  // the cluster serves the same purpose and lets the manifest carry it from the first render.
+  manifest.metadata.labels[WorkPermanentIDLabel] = workId;
+  setManagedKeys(manifest);
 }
 
 /** A uuid-shaped id, stable for a (binding, cluster) pair. */

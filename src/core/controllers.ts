@@ -24,7 +24,7 @@ import { EVICTION, reconcileGracefulEviction } from './eviction.js';
 import { EXECUTION, reconcileWork } from './execution.js';
 import { FAILOVER, reconcileApplicationFailover } from './failover.js';
 import { CLUSTER, COP, CPP, CRB, is, isBinding, isIgnoredNamespace, isPolicy, isTemplateType, OP, PP, RB, WORK } from './kinds.js';
-import { deepEqual, findCondition, refKey, refOf, type Condition, type KObject } from './object.js';
+import { deepEqual, deepEqualExcept, findCondition, refKey, refOf, type Condition, type KObject } from './object.js';
 import { POLICY, reconcilePolicy } from './policy.js';
 import type { ControllerSpec, ObjectChange, ObjectReader } from './ports.js';
 import { SCHEDULER, reconcileSchedule } from './scheduling.js';
@@ -36,26 +36,40 @@ function generationChanged(c: ObjectChange): boolean {
   return c.type === 'ADDED' || (c.type === 'MODIFIED' && c.old?.metadata.generation !== c.object.metadata.generation);
 }
 
+const TOP_SKIP = new Set(['status', 'metadata']);
+const META_SKIP = new Set(['managedFields', 'resourceVersion']);
+const USER_META_SKIP = new Set(['managedFields', 'resourceVersion', 'generation', 'labels', 'annotations']);
+
 /** Equal once status, managedFields and resourceVersion are ignored (the detector's update filter). */
 function sameIgnoringStatus(a: KObject, b: KObject): boolean {
-  const strip = (o: KObject) => {
-    const { status: _s, metadata, ...rest } = o;
-    const { managedFields: _m, resourceVersion: _r, ...meta } = metadata as Record<string, unknown>;
-    return { ...rest, metadata: meta };
-  };
-  return deepEqual(strip(a), strip(b));
+  return deepEqualExcept(a, b, TOP_SKIP) && deepEqualExcept(a.metadata as Record<string, unknown>, b.metadata as Record<string, unknown>, META_SKIP);
+}
+
+/** Labels and annotations a user sets: Karmada's own (`*.karmada.io`) left out, but for skip-auto-propagation. */
+const isUserKey = (k: string) => !k.includes('.karmada.io') || k === 'namespace.karmada.io/skip-auto-propagation';
+
+function sameUserKeys(a: Record<string, string> | undefined, b: Record<string, string> | undefined): boolean {
+  if (a === b) return true;
+  let na = 0;
+  for (const k in a ?? {}) {
+    const v = a![k];
+    if (v === undefined || !isUserKey(k)) continue;
+    na++;
+    if (!deepEqual(v, b?.[k])) return false;
+  }
+  let nb = 0;
+  for (const k in b ?? {}) if (b![k] !== undefined && isUserKey(k)) nb++;
+  return na === nb;
 }
 
 /** Equal for a Lazy policy's purposes: Karmada's own labels and annotations and the generation ignored too. */
 function sameUserContent(a: KObject, b: KObject): boolean {
-  const strip = (o: KObject) => {
-    const { status: _s, metadata, ...rest } = o;
-    const { managedFields: _m, resourceVersion: _r, generation: _g, labels, annotations, ...meta } = metadata as Record<string, any>;
-    const keep = (m: Record<string, string> | undefined) =>
-      Object.fromEntries(Object.entries(m ?? {}).filter(([k]) => !k.includes('.karmada.io') || k === 'namespace.karmada.io/skip-auto-propagation'));
-    return { ...rest, metadata: { ...meta, labels: keep(labels), annotations: keep(annotations) } };
-  };
-  return deepEqual(strip(a), strip(b));
+  return (
+    deepEqualExcept(a, b, TOP_SKIP) &&
+    deepEqualExcept(a.metadata as Record<string, unknown>, b.metadata as Record<string, unknown>, USER_META_SKIP) &&
+    sameUserKeys(a.metadata.labels, b.metadata.labels) &&
+    sameUserKeys(a.metadata.annotations, b.metadata.annotations)
+  );
 }
 
 function claimedPolicyIsLazy(tpl: KObject, reader: ObjectReader): boolean {

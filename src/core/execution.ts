@@ -38,7 +38,7 @@ import {
   WorkSuspendDispatchingReason,
 } from '../api/constants.js';
 import { CLUSTER } from './kinds.js';
-import { deepClone, deepEqual, withMeta, findCondition, isTerminating, parseRefKey, refOf, removeFinalizer, setCondition, type Condition, type KObject, type ObjectRef } from './object.js';
+import { deepClone, deepEqual, deepEqualExcept, withMeta, findCondition, isTerminating, parseRefKey, refOf, removeFinalizer, setCondition, type Condition, type KObject, type ObjectRef } from './object.js';
 import { emptyResult, type CoreEvent, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
 
 export const EXECUTION = 'execution';
@@ -178,24 +178,24 @@ export function retain(ctx: ReconcileContext, desired: KObject, observed: KObjec
 }
 
 function mergeMemberOwned(desired: Record<string, string> | undefined, observed: Record<string, string> | undefined, managedRecord: string | undefined): Record<string, string> | undefined {
-  const managed = new Set((managedRecord ?? '').split(',').filter(Boolean));
+  // The managed-key list is only parsed when the member has a key Karmada did not render (rare).
+  let managed: Set<string> | undefined;
   const out: Record<string, string> = { ...(desired ?? {}) };
   for (const [k, v] of Object.entries(observed ?? {})) {
     if (k in out) continue;
+    managed ??= new Set((managedRecord ?? '').split(',').filter(Boolean));
     if (managed.has(k)) continue;
     out[k] = v;
   }
   return Object.keys(out).length ? out : undefined;
 }
 
+const TOP_SKIP = new Set(['status', 'metadata']);
+const SERVER_META = new Set(['generation', 'uid', 'creationTimestamp', 'managedFields', 'deletionTimestamp']);
+
 /** Equal apart from what the member's server owns (status, generation, uid, timestamps). */
 function sameObject(desired: KObject, observed: KObject): boolean {
-  const strip = (o: KObject) => {
-    const { status: _s, metadata, ...rest } = o;
-    const { generation: _g, uid: _u, creationTimestamp: _c, managedFields: _m, deletionTimestamp: _d, ...meta } = metadata as Record<string, unknown>;
-    return { ...rest, metadata: meta };
-  };
-  return deepEqual(strip(desired), strip(observed));
+  return deepEqualExcept(desired, observed, TOP_SKIP) && deepEqualExcept(desired.metadata as Record<string, unknown>, observed.metadata as Record<string, unknown>, SERVER_META);
 }
 
 /** Work deletion (spec §4.3): preserve or delete the member object, then release the Work. */

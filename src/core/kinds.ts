@@ -28,7 +28,9 @@ export function isKarmadaType(t: TypeRef): boolean {
 }
 
 export function is(obj: TypeRef, t: TypeRef): boolean {
-  return obj.kind === t.kind && groupOf(obj.apiVersion) === groupOf(t.apiVersion);
+  if (obj.kind !== t.kind) return false;
+  // Same apiVersion, same group: the common case, without slicing out the groups (every watch predicate asks).
+  return obj.apiVersion === t.apiVersion || groupOf(obj.apiVersion) === groupOf(t.apiVersion);
 }
 
 export function isBinding(t: TypeRef): boolean {

@@ -116,6 +116,25 @@ export function deepEqual(a: unknown, b: unknown): boolean {
 }
 
 /**
+ * deepEqual of two objects with some top-level keys left out, without building stripped copies (the
+ * watch predicates run this on every write of the types they watch).
+ */
+export function deepEqualExcept(a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined, skip: ReadonlySet<string>): boolean {
+  if (a === b) return true;
+  const ao = a ?? {};
+  const bo = b ?? {};
+  let na = 0;
+  for (const k in ao) {
+    if (ao[k] === undefined || skip.has(k)) continue;
+    na++;
+    if (!deepEqual(ao[k], bo[k])) return false;
+  }
+  let nb = 0;
+  for (const k in bo) if (bo[k] !== undefined && !skip.has(k)) nb++;
+  return na === nb;
+}
+
+/**
  * A copy to change metadata on: metadata is copied, everything else shared. Label, annotation and
  * finalizer helpers replace those maps rather than mutate them, so shared values stay untouched.
  */
@@ -207,7 +226,12 @@ export interface Condition {
 }
 
 export function findCondition(conds: readonly Condition[] | undefined | null, type: string): Condition | undefined {
-  return conds?.find((c) => c.type === type);
+  // A plain loop: called several times per Work write (watch predicates, cluster readiness), where a
+  // find() callback showed in profiles.
+  if (!conds) return undefined;
+  if (!Array.isArray(conds)) return conds.find((c) => c.type === type);
+  for (let i = 0; i < conds.length; i++) if (conds[i]!.type === type) return conds[i];
+  return undefined;
 }
 
 /**

@@ -81,10 +81,14 @@ export class Informer {
 
   /** Replaces the cache by a full list, emitting only the differences. */
   async relist(): Promise<void> {
-    const res = await this.client.request<{ items: any[]; metadata: { resourceVersion: string } }>('GET', this.opts.path, { query: { labelSelector: this.opts.labelSelector } });
+    const res = await this.client.request<{ apiVersion?: string; kind?: string; items: any[]; metadata: { resourceVersion: string } }>('GET', this.opts.path, { query: { labelSelector: this.opts.labelSelector } });
     this.lists++;
     const seen = new Set<string>();
+    // The apiserver leaves apiVersion and kind out of a list's items; watch events carry them.
+    const itemKind = res.kind?.endsWith('List') ? res.kind.slice(0, -4) : undefined;
     for (const item of res.items) {
+      if (itemKind && !item.kind) item.kind = itemKind;
+      if (res.apiVersion && !item.apiVersion) item.apiVersion = res.apiVersion;
       const k = keyOf(item);
       seen.add(k);
       const old = this.cache.get(k);

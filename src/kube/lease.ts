@@ -1,52 +1,41 @@
-import { CoordinationV1Api, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { LeaseClient, LeaseRecord } from '../runtime/leader-election.js';
+import { isApiNotFound, RestClient } from './rest.js';
 
-const toDate = (s?: string) => (s ? new Date(s) : undefined);
-// client-node parses MicroTime into Date; keep microsecond strings on our side.
-const toIso = (d?: Date | string) => (d === undefined ? undefined : typeof d === 'string' ? d : d.toISOString().replace(/Z$/, '000Z'));
-
-function toRecord(lease: V1Lease): LeaseRecord {
-  const s = lease.spec ?? {};
+// Plain JSON, not client-node's generated model: that one turns MicroTime into a Date and writes it
+// back in a form the apiserver refuses ("cannot be handled as a Lease: parsing time").
+function toRecord(spec: Record<string, any> = {}): LeaseRecord {
   return {
-    holderIdentity: s.holderIdentity ?? '',
-    leaseDurationSeconds: s.leaseDurationSeconds,
-    acquireTime: toIso(s.acquireTime as Date | undefined),
-    renewTime: toIso(s.renewTime as Date | undefined),
-    leaseTransitions: s.leaseTransitions,
+    holderIdentity: spec.holderIdentity ?? '',
+    leaseDurationSeconds: spec.leaseDurationSeconds,
+    acquireTime: spec.acquireTime,
+    renewTime: spec.renewTime,
+    leaseTransitions: spec.leaseTransitions,
   };
 }
-
-function toSpec(r: LeaseRecord): V1Lease['spec'] {
-  return {
-    holderIdentity: r.holderIdentity,
-    leaseDurationSeconds: r.leaseDurationSeconds,
-    // The generated model types MicroTime as Date; the serializer writes it back as RFC 3339.
-    acquireTime: toDate(r.acquireTime) as never,
-    renewTime: toDate(r.renewTime) as never,
-    leaseTransitions: r.leaseTransitions,
-  };
-}
-
-const isNotFound = (err: unknown) => (err as { code?: number }).code === 404;
 
 /** The Lease `namespace/name` on a real apiserver; update carries the resourceVersion, so a 409 throws. */
-export function kubeLeaseClient(kc: KubeConfig, namespace: string, name: string): LeaseClient {
-  const api = kc.makeApiClient(CoordinationV1Api);
+export function restLeaseClient(rest: RestClient, namespace: string, name: string): LeaseClient {
+  const base = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/leases`;
   return {
     async get() {
       try {
-        const lease = await api.readNamespacedLease({ name, namespace });
-        return { record: toRecord(lease), resourceVersion: lease.metadata?.resourceVersion ?? '' };
+        const lease = await rest.request('GET', `${base}/${encodeURIComponent(name)}`);
+        return { record: toRecord(lease.spec), resourceVersion: lease.metadata?.resourceVersion ?? '' };
       } catch (err) {
-        if (isNotFound(err)) return undefined;
+        if (isApiNotFound(err)) return undefined;
         throw err;
       }
     },
     async create(record) {
-      await api.createNamespacedLease({ namespace, body: { metadata: { name, namespace }, spec: toSpec(record) } });
+      await rest.request('POST', base, { body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace }, spec: record } });
     },
     async update(record, resourceVersion) {
-      await api.replaceNamespacedLease({ name, namespace, body: { metadata: { name, namespace, resourceVersion }, spec: toSpec(record) } });
+      await rest.request('PUT', `${base}/${encodeURIComponent(name)}`, { body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace, resourceVersion }, spec: record } });
     },
   };
+}
+
+export function kubeLeaseClient(kc: KubeConfig, namespace: string, name: string): LeaseClient {
+  return restLeaseClient(new RestClient(kc), namespace, name);
 }

@@ -41,6 +41,8 @@ export interface ApiResource {
 export class RestClient {
   private readonly server: URL;
   private readonly discovery = new Map<string, Promise<ApiResource[]>>();
+  /** `deployments/status` and friends, per group/version, filled by discovery. */
+  private readonly subresources = new Map<string, Set<string>>();
 
   constructor(private readonly kc: KubeConfig) {
     const cluster = kc.getCurrentCluster();
@@ -85,7 +87,11 @@ export class RestClient {
     for await (const c of res) chunks.push(c as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
     const status = res.statusCode ?? 0;
-    if (status >= 200 && status < 300) return (text ? JSON.parse(text) : undefined) as T;
+    if (status >= 200 && status < 300) {
+      if (!text) return undefined as T;
+      // Health endpoints answer in plain text.
+      return (res.headers['content-type']?.includes('json') ? JSON.parse(text) : text) as T;
+    }
     let reason = '';
     let message = text;
     try {
@@ -140,7 +146,10 @@ export class RestClient {
     let p = this.discovery.get(apiVersion);
     if (!p) {
       const path = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
-      p = this.request<{ resources: ApiResource[] }>('GET', path).then((r) => r.resources.filter((x) => !x.name.includes('/')));
+      p = this.request<{ resources: ApiResource[] }>('GET', path).then((r) => {
+        this.subresources.set(apiVersion, new Set(r.resources.filter((x) => x.name.includes('/')).map((x) => x.name)));
+        return r.resources.filter((x) => !x.name.includes('/'));
+      });
       p.catch(() => this.discovery.delete(apiVersion));
       this.discovery.set(apiVersion, p);
     }
@@ -150,6 +159,12 @@ export class RestClient {
   /** Forgets discovery, e.g. after CRDs were installed. */
   resetDiscovery(): void {
     this.discovery.clear();
+  }
+
+  /** Whether the kind has that subresource (e.g. status), from discovery. */
+  async hasSubresource(apiVersion: string, kind: string, sub: string): Promise<boolean> {
+    const r = await this.resourceFor(apiVersion, kind);
+    return this.subresources.get(apiVersion)?.has(`${r.name}/${sub}`) ?? false;
   }
 
   async resourceFor(apiVersion: string, kind: string): Promise<ApiResource> {

@@ -11,6 +11,33 @@ export interface QueueOptions {
   baseDelayMs?: number;
   /** Longest retry delay (client-go: 1000 s). */
   maxDelayMs?: number;
+  /**
+   * An overall token bucket on retries besides the per-key backoff (client-go's default controller rate
+   * limiter: 10 qps, burst 100). Unset: per-key backoff only, as the embedded control plane wants.
+   */
+  bucket?: { qps: number; burst: number };
+}
+
+/** golang.org/x/time/rate's Reserve: the wait until a token is free, taking it. */
+class TokenBucket {
+  private tokens: number;
+  private last: number;
+
+  constructor(
+    private readonly qps: number,
+    private readonly burst: number,
+    now: number,
+  ) {
+    this.tokens = burst;
+    this.last = now;
+  }
+
+  reserve(now: number): number {
+    this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) * this.qps) / 1000);
+    this.last = now;
+    this.tokens -= 1;
+    return this.tokens >= 0 ? 0 : (-this.tokens * 1000) / this.qps;
+  }
 }
 
 export class RateLimitedQueue {
@@ -24,11 +51,13 @@ export class RateLimitedQueue {
   private readonly now: () => number;
   private readonly baseDelayMs: number;
   private readonly maxDelayMs: number;
+  private readonly bucket?: TokenBucket;
 
   constructor(opts: QueueOptions) {
     this.now = opts.now;
     this.baseDelayMs = opts.baseDelayMs ?? 5;
     this.maxDelayMs = opts.maxDelayMs ?? 1_000_000;
+    if (opts.bucket) this.bucket = new TokenBucket(opts.bucket.qps, opts.bucket.burst, opts.now());
   }
 
   add(key: string): void {
@@ -47,7 +76,8 @@ export class RateLimitedQueue {
 
   /** Adds the key after the backoff its failures so far earned. */
   addRateLimited(key: string): void {
-    this.addAfter(key, this.backoff(key));
+    const perKey = this.backoff(key);
+    this.addAfter(key, this.bucket ? Math.max(perKey, this.bucket.reserve(this.now())) : perKey);
   }
 
   /** The delay the next addRateLimited(key) would use, counting this failure. */

@@ -4,9 +4,10 @@
  * embedded control plane calls runUntilIdle() on a virtual clock; the long-running controller calls
  * run() on the wall clock. Both share everything else.
  */
-import type { KObject } from '../core/object.js';
+import type { KObject, ObjectRef } from '../core/object.js';
 import type { ControllerSpec, ReconcileContext, ReconcileResult, Write } from '../core/ports.js';
-import type { Store, WatchEvent } from '../store/types.js';
+import type { ObjectReader } from '../core/ports.js';
+import type { Store, WatchEvent, WatchHandler } from '../store/types.js';
 import { RateLimitedQueue } from './queue.js';
 
 export interface RunnerOptions {
@@ -20,6 +21,26 @@ export interface RunnerOptions {
   immediateRetries?: number;
   baseDelayMs?: number;
   maxDelayMs?: number;
+  /** Overall retry rate limit per queue (see QueueOptions.bucket). */
+  bucket?: { qps: number; burst: number };
+  /**
+   * Writes that complete later (a real apiserver). When set, run() applies writes through it with
+   * await; runUntilIdle() keeps applying them through the store synchronously.
+   */
+  writer?: AsyncWriter;
+  /** Told about every reconcile (metrics). */
+  onReconcile?: (controller: string, seconds: number, error: string | undefined) => void;
+}
+
+/**
+ * The write side of a store whose writes are network calls. `origin` is the controller making the
+ * write: the store stamps it on the change the write causes, as the runner does for a synchronous store.
+ */
+export interface AsyncWriter {
+  create(obj: KObject, cluster: string | undefined, origin: string): Promise<KObject>;
+  update(obj: KObject, cluster: string | undefined, origin: string): Promise<KObject>;
+  updateStatus(obj: KObject, cluster: string | undefined, origin: string): Promise<KObject>;
+  delete(ref: ObjectRef, cluster: string | undefined, origin: string): Promise<void>;
 }
 
 export interface FailedKey {
@@ -39,6 +60,11 @@ export interface RunStats {
   failures: FailedKey[];
 }
 
+/** What the runner reads and watches; writes go to the store itself (a Store) or to RunnerOptions.writer. */
+export type RunnerStore = ObjectReader & Pick<Store, 'watch' | 'recordEvent'>;
+
+export type { WatchHandler };
+
 interface Slot {
   spec: ControllerSpec;
   queue: RateLimitedQueue;
@@ -56,13 +82,13 @@ export class Runner {
   private origin?: string;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: RunnerStore,
     controllers: readonly ControllerSpec[],
     private readonly opts: RunnerOptions,
   ) {
     this.slots = controllers.map((spec) => ({
       spec,
-      queue: new RateLimitedQueue({ now: () => opts.clock().getTime(), baseDelayMs: opts.baseDelayMs, maxDelayMs: opts.maxDelayMs }),
+      queue: new RateLimitedQueue({ now: () => opts.clock().getTime(), baseDelayMs: opts.baseDelayMs, maxDelayMs: opts.maxDelayMs, bucket: opts.bucket }),
     }));
     for (const s of this.slots) this.byName.set(s.spec.name, s);
   }
@@ -147,8 +173,11 @@ export class Runner {
 
   /** Long-running mode on the wall clock: process, then sleep until an event or a delayed key. */
   async run(signal: AbortSignal): Promise<void> {
+    const onAbort = () => this.wake?.();
+    signal.addEventListener('abort', onAbort, { once: true });
     while (!signal.aborted) {
-      this.runUntilIdle(Number.MAX_SAFE_INTEGER);
+      if (this.opts.writer) await this.runOnce(signal);
+      else this.runUntilIdle(Number.MAX_SAFE_INTEGER);
       const next = this.nextWakeAt();
       const wait = next === undefined ? 60_000 : Math.max(1, next - this.opts.clock().getTime());
       await new Promise<void>((resolve) => {
@@ -157,28 +186,61 @@ export class Runner {
           clearTimeout(t);
           resolve();
         };
-        signal.addEventListener('abort', () => this.wake?.(), { once: true });
+        if (signal.aborted) this.wake();
       });
       this.wake = undefined;
     }
+    signal.removeEventListener('abort', onAbort);
+  }
+
+  /**
+   * The asynchronous counterpart of runUntilIdle, for a store with a writer: processes ready keys until
+   * none is left (or the signal fires, which lets the key in progress finish: a graceful drain).
+   * Returns how many reconciles ran.
+   */
+  async runOnce(signal?: AbortSignal): Promise<number> {
+    let n = 0;
+    let progressed = true;
+    while (progressed && !signal?.aborted) {
+      progressed = false;
+      for (const slot of this.slots) {
+        let ready = slot.queue.readyLength();
+        while (ready-- > 0 && !signal?.aborted) {
+          const key = slot.queue.get();
+          if (key === undefined) break;
+          progressed = true;
+          n++;
+          await this.processOneAsync(slot, key);
+        }
+      }
+    }
+    return n;
+  }
+
+  /** Keys queued or waiting, per controller (queue depth). */
+  depths(): Record<string, number> {
+    return Object.fromEntries(this.slots.map((s) => [s.spec.name, s.queue.length]));
   }
 
   failures(): FailedKey[] {
     return [...this.lastError.values()];
   }
 
-  private processOne(slot: Slot, key: string, immediateRetries: number): void {
+  private reconcile(slot: Slot, key: string): ReconcileResult {
     const name = slot.spec.name;
     this.stats.byController[name] = (this.stats.byController[name] ?? 0) + 1;
-    const started = performance.now();
-    const errKey = `${name}\0${key}`;
-    let result: ReconcileResult;
     try {
-      result = slot.spec.reconcile({ ...this.opts.context(), reader: this.store, now: this.opts.clock() }, key);
+      return slot.spec.reconcile({ ...this.opts.context(), reader: this.store, now: this.opts.clock() }, key);
     } catch (e) {
       // A reconciler that throws has a bug or met input it cannot handle; treat it as a failed reconcile.
-      result = { writes: [], events: [], error: `${name} failed on ${key}: ${(e as Error).stack ?? e}` };
+      return { writes: [], events: [], error: `${name} failed on ${key}: ${(e as Error).stack ?? e}` };
     }
+  }
+
+  private processOne(slot: Slot, key: string, immediateRetries: number): void {
+    const name = slot.spec.name;
+    const started = performance.now();
+    const result = this.reconcile(slot, key);
     let error = result.error;
     const pending = [...result.writes];
     this.origin = name;
@@ -198,8 +260,41 @@ export class Runner {
       }
     }
     this.origin = undefined;
+    this.finish(slot, key, result, error, started, immediateRetries);
+  }
+
+  private async processOneAsync(slot: Slot, key: string): Promise<void> {
+    const name = slot.spec.name;
+    const started = performance.now();
+    const result = this.reconcile(slot, key);
+    let error = result.error;
+    const pending = [...result.writes];
+    while (pending.length) {
+      const w = pending.shift()!;
+      try {
+        const written = await this.applyAsync(w, name);
+        this.stats.writes++;
+        if (written && (w.op === 'create' || w.op === 'update') && w.then) {
+          const next = w.then(written);
+          pending.unshift(...next.writes);
+          if (next.events) result.events.push(...next.events);
+        }
+      } catch (e) {
+        // A 409 ends the reconcile here: the retry reads fresh state from the informers.
+        error = (e as Error).message;
+        break;
+      }
+    }
+    this.finish(slot, key, result, error, started, 0);
+  }
+
+  private finish(slot: Slot, key: string, result: ReconcileResult, error: string | undefined, started: number, immediateRetries: number): void {
+    const name = slot.spec.name;
+    const errKey = `${name}\0${key}`;
     for (const ev of result.events) this.store.recordEvent(ev);
-    this.stats.msByController[name] = (this.stats.msByController[name] ?? 0) + performance.now() - started;
+    const ms = performance.now() - started;
+    this.stats.msByController[name] = (this.stats.msByController[name] ?? 0) + ms;
+    this.opts.onReconcile?.(name, ms / 1000, error);
     for (const r of result.enqueue ?? []) this.enqueue(r.controller, r.key);
     slot.queue.done(key);
     if (error !== undefined) {
@@ -220,21 +315,45 @@ export class Runner {
     if (result.requeueAfterSeconds !== undefined) slot.queue.addAfter(key, result.requeueAfterSeconds * 1000);
   }
 
-  private apply(w: Write): KObject | undefined {
+  private async applyAsync(w: Write, origin: string): Promise<KObject | undefined> {
+    const wr = this.opts.writer!;
     switch (w.op) {
       case 'create':
-        return this.store.create(w.object, w.cluster);
+        return wr.create(w.object, w.cluster, origin);
       case 'update':
-        return this.store.update(w.object, w.cluster);
+        return wr.update(w.object, w.cluster, origin);
       case 'updateStatus':
-        return this.store.updateStatus(w.object, w.cluster);
+        return wr.updateStatus(w.object, w.cluster, origin);
       case 'delete':
         try {
-          this.store.delete(w.ref, w.cluster);
+          await wr.delete(w.ref, w.cluster, origin);
         } catch (e) {
           if (w.ignoreNotFound === false || !(e instanceof Error && (e as { code?: string }).code === 'NotFound')) throw e;
         }
         return undefined;
     }
+  }
+
+  private apply(w: Write): KObject | undefined {
+    switch (w.op) {
+      case 'create':
+        return this.writable().create(w.object, w.cluster);
+      case 'update':
+        return this.writable().update(w.object, w.cluster);
+      case 'updateStatus':
+        return this.writable().updateStatus(w.object, w.cluster);
+      case 'delete':
+        try {
+          this.writable().delete(w.ref, w.cluster);
+        } catch (e) {
+          if (w.ignoreNotFound === false || !(e instanceof Error && (e as { code?: string }).code === 'NotFound')) throw e;
+        }
+        return undefined;
+    }
+  }
+
+  private writable(): Store {
+    if (this.opts.writer) throw new Error('this store writes asynchronously: use run() or runOnce(), not runUntilIdle()');
+    return this.store as Store;
   }
 }

@@ -83,6 +83,8 @@ export class ControlPlane {
   private clock: Date;
   private readonly real?: RealInterpreter;
   private ricSignature = '';
+  /** A RIC was written since the interpreter last followed them (checked before every reconcile). */
+  private ricDirty = true;
   private readonly servedKinds = new Set<string>();
   private readonly extraKinds: Array<{ apiVersion: string; kind: string; plural: string }> = [];
 
@@ -101,6 +103,9 @@ export class ControlPlane {
       maxEvents: opts.maxEvents,
     });
     this.store = store;
+    store.watch((ev) => {
+      if (ev.cluster === undefined && is(ev.object, RIC)) this.ricDirty = true;
+    });
     const core: CoreOptions = {
       policyPreemption: opts.core?.policyPreemption ?? false,
       gracefulEvictionTimeoutSeconds: opts.core?.gracefulEvictionTimeoutSeconds ?? DefaultGracefulEvictionTimeoutSeconds,
@@ -214,7 +219,9 @@ export class ControlPlane {
   }
 
   private syncCustomizations(): void {
-    if (!this.real) return;
+    // Listing the RICs before every reconcile only to find them unchanged showed in profiles.
+    if (!this.real || !this.ricDirty) return;
+    this.ricDirty = false;
     const rics = this.store.list(RIC);
     const sig = rics.map((r) => `${r.metadata.name}@${r.metadata.resourceVersion}`).sort().join(',');
     if (sig === this.ricSignature) return;

@@ -48,9 +48,15 @@ interface TypeTable {
   apiVersion: string;
   kind: string;
   objects: Map<string, KObject>;
+  /** namespace ('' for none) -> name -> object: get() looks up by the two strings it is given, without building a key. */
   byNamespace: Map<string, Map<string, KObject>>;
   /** label key -> value -> object keys */
   labelIndex: Map<string, Map<string, Set<string>>>;
+  /**
+   * Member-cluster tables index a label key only once a list asks for it: the core never lists member
+   * objects by label, and indexing every member object's permanent ids cost memory and time per write.
+   */
+  lazyIndex: boolean;
 }
 
 const CONTROL_PLANE = '';
@@ -105,7 +111,7 @@ export class EmbeddedStore implements Store {
   // Reading
 
   get(type: TypeRef, namespace: string | undefined, name: string, cluster?: string): KObject | undefined {
-    return this.table(type, cluster, false)?.objects.get(objKey(namespace, name));
+    return this.table(type, cluster, false)?.byNamespace.get(namespace ?? '')?.get(name);
   }
 
   list(type: TypeRef, opts: ListOptions = {}, cluster?: string): KObject[] {
@@ -113,11 +119,26 @@ export class EmbeddedStore implements Store {
     if (!t) return [];
     let candidates: Iterable<KObject>;
     const labels = opts.labels ?? {};
-    const indexedKey = Object.keys(labels).find((k) => this.isIndexed(k));
+    let indexedKey: string | undefined;
+    for (const k in labels) {
+      if (this.isIndexed(k)) {
+        indexedKey = k;
+        break;
+      }
+    }
     if (indexedKey !== undefined) {
+      if (t.lazyIndex && !t.labelIndex.has(indexedKey)) this.buildIndex(t, indexedKey);
       const keys = t.labelIndex.get(indexedKey)?.get(labels[indexedKey]!);
       if (!keys) return [];
-      candidates = [...keys].map((k) => t.objects.get(k)!);
+      // The index hit is the answer once the other labels and the namespace match: no intermediate array.
+      const out: KObject[] = [];
+      for (const k of keys) {
+        const o = t.objects.get(k)!;
+        if (opts.namespace !== undefined && (o.metadata.namespace ?? '') !== opts.namespace) continue;
+        if (!matchesLabels(o, labels)) continue;
+        out.push(o);
+      }
+      return out;
     } else if (opts.namespace !== undefined) {
       candidates = t.byNamespace.get(opts.namespace)?.values() ?? [];
     } else {
@@ -279,31 +300,38 @@ export class EmbeddedStore implements Store {
       );
     }
     let obj: KObject;
-    let specSame = true;
     if (statusOnly) {
       if (deepEqual(input.status, old.status)) return old;
-      obj = { ...old, metadata: old.metadata };
+      // The status differs, so this is a write: only metadata is copied, for the new resourceVersion.
+      obj = { ...old, metadata: { ...old.metadata } };
       if (input.status === undefined) delete obj.status;
       else obj.status = this.clone(input.status);
     } else {
-      obj = this.clone(input);
+      const copy = this.clone(input);
+      obj = copy;
       if (old.status === undefined) delete obj.status;
       else obj.status = old.status;
       if (!cluster && this.admission) obj = this.admission('update', obj, old);
+      // Both clone modes give the copy its own metadata; anything else (admission's result) is copied
+      // once here, then the server-owned fields are set on it.
+      if (obj !== copy || !obj.metadata || obj.metadata === input.metadata) obj.metadata = { ...obj.metadata };
       // Fields the server owns.
-      obj.metadata = { ...obj.metadata, uid: old.metadata.uid, creationTimestamp: old.metadata.creationTimestamp, generation: old.metadata.generation };
-      if (old.metadata.deletionTimestamp) obj.metadata.deletionTimestamp = old.metadata.deletionTimestamp;
-      else delete obj.metadata.deletionTimestamp;
-      specSame = specEqual(old, obj);
-      if (!specSame) obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
+      const meta = obj.metadata;
+      meta.uid = old.metadata.uid;
+      meta.creationTimestamp = old.metadata.creationTimestamp;
+      meta.generation = old.metadata.generation;
+      if (old.metadata.deletionTimestamp) meta.deletionTimestamp = old.metadata.deletionTimestamp;
+      else delete meta.deletionTimestamp;
+      const specSame = specEqual(old, obj);
+      if (!specSame) meta.generation = (old.metadata.generation ?? 0) + 1;
       if (cluster && this.memberStatus) {
         const st = this.memberStatus(cluster, obj);
         if (st !== undefined) obj.status = st;
       }
+      meta.resourceVersion = old.metadata.resourceVersion;
+      // Unchanged objects are not written: no new resourceVersion, no event (what makes "settled" reachable).
+      if (specSame && deepEqual(meta, old.metadata) && deepEqual(obj.status, old.status)) return old;
     }
-    obj.metadata = { ...obj.metadata, resourceVersion: old.metadata.resourceVersion };
-    // Unchanged objects are not written: no new resourceVersion, no event (what makes "settled" reachable).
-    if (specSame && deepEqual(obj.metadata, old.metadata) && deepEqual(obj.status, old.status)) return old;
     if (obj.metadata.deletionTimestamp && !obj.metadata.finalizers?.length) {
       this.remove(t, key, old, cluster);
       return obj;
@@ -320,7 +348,7 @@ export class EmbeddedStore implements Store {
     const ns = obj.metadata.namespace ?? '';
     let m = t.byNamespace.get(ns);
     if (!m) t.byNamespace.set(ns, (m = new Map()));
-    m.set(key, obj);
+    m.set(obj.metadata.name!, obj);
     // Most writes (status above all) keep labels and owners: their index entries stay as they are.
     const sameLabels = !!old && (old.metadata.labels === obj.metadata.labels || deepEqual(old.metadata.labels, obj.metadata.labels));
     const sameOwners = !!old && (old.metadata.ownerReferences === obj.metadata.ownerReferences || deepEqual(old.metadata.ownerReferences, obj.metadata.ownerReferences));
@@ -329,6 +357,7 @@ export class EmbeddedStore implements Store {
     if (labels) {
       for (const k in labels) {
         if (!this.isIndexed(k)) continue;
+        if (t.lazyIndex && !t.labelIndex.has(k)) continue;
         let byValue = t.labelIndex.get(k);
         if (!byValue) t.labelIndex.set(k, (byValue = new Map()));
         let keys = byValue.get(labels[k]!);
@@ -361,7 +390,7 @@ export class EmbeddedStore implements Store {
 
   private remove(t: TypeTable, key: string, old: KObject, cluster: string | undefined): void {
     this.unindex(t, key, old, cluster);
-    t.byNamespace.get(old.metadata.namespace ?? '')?.delete(key);
+    t.byNamespace.get(old.metadata.namespace ?? '')?.delete(old.metadata.name!);
     t.objects.delete(key);
     this.emit({ type: 'DELETED', object: old, old, cluster });
     // Background cascading deletion: dependents whose owner is gone are deleted in turn.
@@ -376,6 +405,19 @@ export class EmbeddedStore implements Store {
       const dep = this.get({ apiVersion, kind }, namespace || undefined, name, cluster);
       if (!dep || !dep.metadata.ownerReferences?.some((o) => o.uid === uid)) continue;
       this.delete({ apiVersion, kind, namespace: namespace || undefined, name }, cluster);
+    }
+  }
+
+  /** Indexes one label key of a lazily indexed table, from its objects; put() keeps it up to date from then on. */
+  private buildIndex(t: TypeTable, labelKey: string): void {
+    const byValue = new Map<string, Set<string>>();
+    t.labelIndex.set(labelKey, byValue);
+    for (const [key, o] of t.objects) {
+      const labels = o.metadata.labels;
+      if (!labels || !(labelKey in labels)) continue;
+      let keys = byValue.get(labels[labelKey]!);
+      if (!keys) byValue.set(labels[labelKey]!, (keys = new Set()));
+      keys.add(key);
     }
   }
 
@@ -402,7 +444,7 @@ export class EmbeddedStore implements Store {
     if (tk === undefined) byKind.set(t.kind, (tk = typeKey(t)));
     let table = c.get(tk);
     if (!table && create) {
-      table = { apiVersion: t.apiVersion, kind: t.kind, objects: new Map(), byNamespace: new Map(), labelIndex: new Map() };
+      table = { apiVersion: t.apiVersion, kind: t.kind, objects: new Map(), byNamespace: new Map(), labelIndex: new Map(), lazyIndex: ck !== CONTROL_PLANE };
       c.set(tk, table);
     }
     return table;
@@ -416,7 +458,7 @@ export class EmbeddedStore implements Store {
       x = Math.imul(x ^ (x >>> 15), 0x846ca68b);
       return (x ^ (x >>> 16)) >>> 0;
     };
-    const hex = (x: number) => x.toString(16).padStart(8, '0');
+    const hex = hex8;
     const a = hex(mix(this.seedHash ^ n));
     const b = hex(mix(this.seedHash + n * 0x9e3779b9));
     const c = hex(mix(n ^ 0x85ebca6b));
@@ -432,6 +474,13 @@ export class EmbeddedStore implements Store {
   private suffix(): string {
     return this.newUid().slice(0, 5);
   }
+}
+
+const HEX_BYTE = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+/** An unsigned 32-bit number as 8 hex digits (`x.toString(16).padStart(8, '0')`, from a table: one per create). */
+function hex8(x: number): string {
+  return HEX_BYTE[x >>> 24]! + HEX_BYTE[(x >>> 16) & 0xff]! + HEX_BYTE[(x >>> 8) & 0xff]! + HEX_BYTE[x & 0xff]!;
 }
 
 function shallowCopy<T>(v: T): T {
@@ -464,9 +513,13 @@ function matchesLabels(o: KObject, labels: Record<string, string>): boolean {
 
 /** Everything but metadata and status: what moves metadata.generation. */
 function specEqual(a: KObject, b: KObject): boolean {
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-  for (const k of keys) {
+  // Every key of either side, without building the union (this runs on every update).
+  for (const k in a) {
     if (k === 'metadata' || k === 'status') continue;
+    if (!deepEqual(a[k], b[k])) return false;
+  }
+  for (const k in b) {
+    if (k === 'metadata' || k === 'status' || Object.prototype.hasOwnProperty.call(a, k)) continue;
     if (!deepEqual(a[k], b[k])) return false;
   }
   return true;

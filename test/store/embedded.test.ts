@@ -75,6 +75,18 @@ describe('embedded store', () => {
     expect(s.list(t, { labels: { x: 'y' } }, 'member1').map((o) => o.metadata.name)).toEqual(['c']);
     expect(s.types('member1')).toEqual([t]);
   });
+  it('indexes member-cluster labels on first use and keeps the index up to date after', () => {
+    const s = new EmbeddedStore({ indexedLabels: ['id'] });
+    const t = { apiVersion: 'v1', kind: 'ConfigMap' };
+    s.create(cm('a', {}, { labels: { id: '1' } }), 'member1');
+    const b = s.create(cm('b', {}, { labels: { id: '2' } }), 'member1');
+    expect(s.list(t, { labels: { id: '1' } }, 'member1').map((o) => o.metadata.name)).toEqual(['a']);
+    s.update({ ...b, metadata: { ...b.metadata, labels: { id: '1' } } }, 'member1');
+    s.create(cm('c', {}, { labels: { id: '1' } }), 'member1');
+    s.delete({ ...t, namespace: 'default', name: 'a' }, 'member1');
+    expect(s.list(t, { labels: { id: '1' } }, 'member1').map((o) => o.metadata.name)).toEqual(['b', 'c']);
+    expect(s.list(t, { labels: { id: '2' } }, 'member1')).toEqual([]);
+  });
   it('treats versions of one group/kind as the same objects', () => {
     const s = new EmbeddedStore();
     s.create({ apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'h', namespace: 'default' } });

@@ -1,0 +1,217 @@
+/**
+ * The long-running controller: the core's controllers on the runner, reading from a KubeStore and
+ * writing through it, behind Lease leader election, with /metrics /healthz /readyz. The same wiring
+ * as the embedded control plane (coreControllers + real scheduler + interpreter following the RICs),
+ * on the wall clock.
+ */
+import { hostname } from 'node:os';
+import type { Server } from 'node:http';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { DefaultGracefulEvictionTimeoutSeconds, DefaultSkippedPropagatingNamespaces } from '../api/constants.js';
+import { coreControllers } from '../core/controllers.js';
+import { RIC } from '../core/kinds.js';
+import type { ControllerSpec, CoreOptions, Interpreter, InterpreterOperation } from '../core/ports.js';
+import { createInterpreter } from '../interpreter/interpreter.js';
+import { startProbeServer } from '../runtime/http.js';
+import { LeaderElector } from '../runtime/leader-election.js';
+import type { Logger } from '../runtime/log.js';
+import { Metrics } from '../runtime/metrics.js';
+import { Runner } from '../runtime/runner.js';
+import { interpreterPort, realScheduler } from '../store/control-plane.js';
+import { kubeLeaseClient } from './lease.js';
+import { KubeStore } from './store.js';
+
+export interface ControllerOptions {
+  kubeconfig: KubeConfig;
+  log: Logger;
+  /** Karmada's --controllers syntax: `*`, names, `-name` to turn one off. */
+  controllers: string[];
+  leaderElect: boolean;
+  leaseNamespace: string;
+  leaseName: string;
+  leaseDurationSeconds: number;
+  retryPeriodMs: number;
+  identity?: string;
+  metricsPort: number;
+  bindAddress: string;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** Overall retry rate per controller queue. */
+  qps: number;
+  bucketSize: number;
+  probeIntervalMs: number;
+  core?: Partial<CoreOptions>;
+}
+
+/** Karmada's --controllers: `*` is every controller, `-foo` removes one, a bare name adds one. */
+export function selectControllers(all: readonly ControllerSpec[], wanted: readonly string[]): ControllerSpec[] {
+  const names = new Set(all.map((c) => c.name));
+  for (const w of wanted) {
+    const n = w.replace(/^-/, '');
+    if (n !== '*' && !names.has(n)) throw new Error(`unknown controller ${n}; known: ${[...names].join(', ')}`);
+  }
+  const star = wanted.includes('*');
+  return all.filter((c) => !wanted.includes(`-${c.name}`) && (star || wanted.includes(c.name)));
+}
+
+export class Controller {
+  readonly metrics = new Metrics({ processMetrics: true });
+  private store?: KubeStore;
+  private runner?: Runner;
+  private abort?: AbortController;
+  private running?: Promise<void>;
+  private elector?: LeaderElector;
+  private server?: Server;
+  private synced = false;
+  private stopping = false;
+  private readonly controllers: ControllerSpec[];
+  readonly identity: string;
+
+  constructor(private readonly opts: ControllerOptions) {
+    const core: CoreOptions = {
+      policyPreemption: opts.core?.policyPreemption ?? false,
+      gracefulEvictionTimeoutSeconds: opts.core?.gracefulEvictionTimeoutSeconds ?? DefaultGracefulEvictionTimeoutSeconds,
+      skippedPropagatingNamespaces: opts.core?.skippedPropagatingNamespaces ?? DefaultSkippedPropagatingNamespaces,
+    };
+    this.core = core;
+    this.controllers = selectControllers(coreControllers({ skippedPropagatingNamespaces: core.skippedPropagatingNamespaces }), opts.controllers);
+    this.identity = opts.identity ?? `${hostname()}_${process.pid}`;
+  }
+
+  private readonly core: CoreOptions;
+
+  async start(): Promise<void> {
+    const log = this.opts.log;
+    this.server = await startProbeServer({
+      port: this.opts.metricsPort,
+      bindAddress: this.opts.bindAddress,
+      metrics: this.metrics,
+      healthy: () => !this.stopping,
+      // A standby is ready: it can take over. A leader is ready once its caches are filled.
+      ready: () => !this.stopping && (this.elector ? !this.elector.isLeader || this.synced : this.synced),
+    });
+    log.info('serving metrics and probes', { port: this.opts.metricsPort, controllers: this.controllers.map((c) => c.name) });
+    if (!this.opts.leaderElect) {
+      this.actInBackground();
+      return;
+    }
+    this.elector = new LeaderElector(kubeLeaseClient(this.opts.kubeconfig, this.opts.leaseNamespace, this.opts.leaseName), {
+      identity: this.identity,
+      leaseDurationSeconds: this.opts.leaseDurationSeconds,
+      retryPeriodMs: this.opts.retryPeriodMs,
+      onStartedLeading: () => {
+        log.info('became leader', { identity: this.identity, lease: `${this.opts.leaseNamespace}/${this.opts.leaseName}` });
+        this.actInBackground();
+      },
+      onStoppedLeading: () => {
+        if (this.stopping) return;
+        // client-go's answer: another replica may act already, so this one must not write any more.
+        log.error('lost the lease; exiting', { identity: this.identity });
+        process.exit(1);
+      },
+      onError: (e) => log.warn('leader election', { err: (e as Error).message }),
+    });
+    log.info('campaigning for the lease', { identity: this.identity, lease: `${this.opts.leaseNamespace}/${this.opts.leaseName}` });
+    this.elector.start();
+  }
+
+  private actInBackground(): void {
+    void this.act().catch((e) => {
+      this.opts.log.error('controller failed', { err: (e as Error).message });
+      process.exit(1);
+    });
+  }
+
+  /** Fills the caches and runs the controllers until stop(). */
+  private async act(): Promise<void> {
+    const log = this.opts.log;
+    const store = new KubeStore({
+      host: this.opts.kubeconfig,
+      log,
+      probeIntervalMs: this.opts.probeIntervalMs,
+      onClusterReadiness: (r) => this.metrics.setClusterReadiness(r),
+    });
+    this.store = store;
+    await store.start();
+    const real = createInterpreter({ nowMs: Date.now, builtin: true });
+    const port = this.instrument(interpreterPort(real));
+    let ricSignature = '';
+    const sched = realScheduler();
+    const runner = new Runner(store, this.controllers, {
+      clock: () => new Date(),
+      writer: store,
+      baseDelayMs: this.opts.baseDelayMs,
+      maxDelayMs: this.opts.maxDelayMs,
+      bucket: { qps: this.opts.qps, burst: this.opts.bucketSize },
+      context: () => {
+        const rics = store.list(RIC);
+        const sig = rics.map((r) => `${r.metadata.name}@${r.metadata.resourceVersion}`).sort().join(',');
+        if (sig !== ricSignature) {
+          ricSignature = sig;
+          real.setCustomizations(rics as never);
+        }
+        return { interpreter: port, schedule: sched, options: this.core };
+      },
+      onReconcile: (controller, seconds, error) => {
+        this.metrics.reconcileSeconds.observe({ controller }, seconds);
+        this.metrics.reconcileTotal.inc({ controller, result: error === undefined ? 'success' : 'error' });
+        if (error !== undefined) {
+          this.metrics.reconcileErrors.inc({ controller });
+          // Conflicts and cold caches are routine on a live apiserver: they are retried with fresh state.
+          const routine = / 409 |Conflict|not synced yet/.test(error);
+          (routine ? log.debug : log.warn)('reconcile failed', { controller, err: error.split('\n')[0] });
+        }
+        for (const [name, depth] of Object.entries(runner.depths())) this.metrics.queueDepth.set({ name }, depth);
+      },
+    });
+    this.runner = runner;
+    runner.start(store.existing());
+    this.synced = true;
+    log.info('caches synced; reconciling');
+    this.abort = new AbortController();
+    this.running = runner.run(this.abort.signal);
+    await this.running;
+  }
+
+  /** Times and counts every interpreter call, per operation. */
+  private instrument(inner: Interpreter): Interpreter {
+    const ops: Record<string, InterpreterOperation> = {
+      getReplicas: 'InterpretReplica',
+      reviseReplica: 'ReviseReplica',
+      retain: 'Retain',
+      reflectStatus: 'InterpretStatus',
+      interpretHealth: 'InterpretHealth',
+      aggregateStatus: 'AggregateStatus',
+      getDependencies: 'InterpretDependency',
+    };
+    const out: Record<string, unknown> = { hookEnabled: inner.hookEnabled.bind(inner) };
+    for (const [method, op] of Object.entries(ops)) {
+      const fn = (inner as unknown as Record<string, (...a: unknown[]) => unknown>)[method]!;
+      out[method] = (...args: unknown[]) => {
+        const started = performance.now();
+        let ok = false;
+        try {
+          const r = fn.apply(inner, args);
+          ok = true;
+          return r;
+        } finally {
+          this.metrics.observeInterpreter(op, (performance.now() - started) / 1000, ok);
+        }
+      };
+    }
+    return out as unknown as Interpreter;
+  }
+
+  /** Graceful shutdown: the reconcile in progress finishes, then the lease is released. */
+  async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.abort?.abort();
+    await this.running?.catch(() => undefined);
+    this.runner?.stop();
+    await this.elector?.stop();
+    this.store?.stop();
+    await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
+    this.opts.log.info('stopped', { identity: this.identity });
+  }
+}

@@ -1,0 +1,481 @@
+/**
+ * The Kubernetes store: the core's ObjectReader served from informer caches (reads stay synchronous,
+ * as reconcilers expect), and writes as REST calls that complete later (the runner's AsyncWriter).
+ *
+ * The control plane (host) watches the Karmada kinds plus the template kinds some policy selects;
+ * each member cluster (a push-mode Cluster object) gets its own client, informers for the kinds applied
+ * to it, and a /readyz probe whose answer is the Cluster's Ready condition.
+ *
+ * A write's result goes into the cache at once and is reported as a change (stamped with the writing
+ * controller); the watch event for the same resourceVersion is then dropped by the informer, so every
+ * change is seen once and the next reconcile does not read what it just overwrote.
+ */
+import { randomUUID } from 'node:crypto';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { ClusterConditionReady, generateExecutionSpaceName } from '../api/constants.js';
+import { CLUSTER, COP, CPP, CRB, isKarmadaType, OP, PP, RB, RIC, WORK } from '../core/kinds.js';
+import { deepEqual, rfc3339, type KObject, type ObjectRef, type TypeRef } from '../core/object.js';
+import type { CoreEvent, ListOptions, ObjectReader } from '../core/ports.js';
+import type { AsyncWriter } from '../runtime/runner.js';
+import type { Logger } from '../runtime/log.js';
+import { StoreError, type RecordedEvent, type WatchEvent, type WatchHandler } from '../store/types.js';
+import { isAdmissionKind, mutate } from '../validation/rules.js';
+import { memberKubeConfig } from './credentials.js';
+import { Informer } from './informer.js';
+import { ApiError, RestClient } from './rest.js';
+
+/** Thrown by a read of a kind whose cache is still filling: the reconcile fails and is retried. */
+export class CacheNotSyncedError extends Error {
+  constructor(what: string) {
+    super(`the cache of ${what} is not synced yet`);
+    this.name = 'CacheNotSyncedError';
+  }
+}
+
+/** The Karmada kinds the controller always watches on the control plane. */
+export const HOST_KINDS: readonly TypeRef[] = [CLUSTER, PP, CPP, OP, COP, RB, CRB, WORK, RIC];
+
+const typeKey = (t: TypeRef) => `${t.apiVersion}|${t.kind}`;
+
+/** etcd resourceVersions are integers in practice; anything else compares as "unknown order". */
+function newer(a: string | undefined, b: string | undefined): boolean {
+  if (!a || !b || !/^\d+$/.test(a) || !/^\d+$/.test(b)) return false;
+  return BigInt(a) > BigInt(b);
+}
+
+function toStoreError(e: unknown): unknown {
+  if (!(e instanceof ApiError)) return e;
+  const code = e.code === 404 ? 'NotFound' : e.code === 409 ? (e.reason === 'AlreadyExists' ? 'AlreadyExists' : 'Conflict') : e.code === 422 ? 'Invalid' : e.code === 403 ? 'Forbidden' : undefined;
+  if (!code) return e;
+  const err = new StoreError(code, e.message);
+  return err;
+}
+
+interface Watched {
+  type: TypeRef;
+  informer?: Informer;
+  /** Set once discovery found the kind; a kind the server does not serve stays empty. */
+  failed?: string;
+}
+
+/** One apiserver: its client and an informer per watched kind. */
+class ApiCache {
+  private readonly kinds = new Map<string, Watched>();
+
+  constructor(
+    readonly name: string | undefined,
+    readonly rest: RestClient,
+    private readonly onChange: (cluster: string | undefined, type: string, obj: any, old: any) => void,
+    private readonly log: Logger,
+  ) {}
+
+  /** Starts watching a kind (idempotent); resolves when its cache is filled. */
+  async watch(type: TypeRef): Promise<void> {
+    const k = typeKey(type);
+    let w = this.kinds.get(k);
+    if (!w) {
+      w = { type };
+      this.kinds.set(k, w);
+      try {
+        const path = await this.rest.pathFor(type.apiVersion, type.kind);
+        const inf = new Informer(this.rest, { path, onError: (err) => this.log.warn('watch failed', { cluster: this.name ?? 'host', kind: type.kind, err: (err as Error).message }) });
+        inf.on((t, obj, old) => this.onChange(this.name, t, obj, old));
+        w.informer = inf;
+        inf.start();
+      } catch (e) {
+        // Forgotten, so that a later read tries discovery again (a CRD installed after start).
+        this.kinds.delete(k);
+        throw e;
+      }
+    }
+    if (w.informer) await w.informer.waitForSync();
+  }
+
+  /** The synced informer of a kind; starts watching it (and throws) when there is none yet. */
+  informer(type: TypeRef): Informer {
+    const w = this.kinds.get(typeKey(type));
+    if (w?.informer?.hasSynced) return w.informer;
+    if (!w) void this.watch(type).catch((e) => this.log.debug('cannot watch', { cluster: this.name ?? 'host', kind: type.kind, err: (e as Error).message }));
+    throw new CacheNotSyncedError(`${type.kind} in ${this.name ?? 'the control plane'}`);
+  }
+
+  /** The informer if it exists, synced or not (write-through). */
+  existing(type: TypeRef): Informer | undefined {
+    return this.kinds.get(typeKey(type))?.informer;
+  }
+
+  types(): TypeRef[] {
+    return [...this.kinds.values()].filter((w) => w.informer?.hasSynced && w.informer.list().length > 0).map((w) => w.type);
+  }
+
+  stop(): void {
+    for (const w of this.kinds.values()) w.informer?.stop();
+    this.kinds.clear();
+  }
+}
+
+interface Member {
+  name: string;
+  cache: ApiCache;
+  /** The Cluster's resourceVersion + secret that this connection was made from. */
+  signature: string;
+  ready?: boolean;
+  apiEnablements?: Array<{ groupVersion: string; resources: Array<{ name: string; kind: string }> }>;
+}
+
+export interface KubeStoreOptions {
+  host: KubeConfig;
+  log: Logger;
+  /** How often members' /readyz is probed. */
+  probeIntervalMs?: number;
+  /** Component name on Events. */
+  component?: string;
+  onClusterReadiness?: (ready: Record<string, boolean>) => void;
+}
+
+export class KubeStore implements ObjectReader, AsyncWriter {
+  readonly host: ApiCache;
+  private readonly members = new Map<string, Member>();
+  private readonly connecting = new Map<string, Promise<void>>();
+  private readonly handlers: WatchHandler[] = [];
+  private origin: string | undefined;
+  private probeTimer: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private readonly log: Logger;
+
+  constructor(private readonly opts: KubeStoreOptions) {
+    this.log = opts.log;
+    this.host = new ApiCache(undefined, new RestClient(opts.host), (c, t, o, old) => this.changed(c, t, o, old), opts.log);
+  }
+
+  /** Fills the control plane's caches; members connect as their Cluster objects are seen. */
+  async start(): Promise<void> {
+    await Promise.all(HOST_KINDS.map((t) => this.host.watch(t)));
+    for (const p of [...this.host.informer(PP).list(), ...this.host.informer(CPP).list()]) this.watchSelected(p);
+    for (const c of this.host.informer(CLUSTER).list()) this.connectMember(c);
+    const interval = this.opts.probeIntervalMs ?? 10_000;
+    const loop = () => {
+      if (this.stopped) return;
+      void this.probeAll().finally(() => {
+        if (!this.stopped) this.probeTimer = setTimeout(loop, interval);
+      });
+    };
+    this.probeTimer = setTimeout(loop, 0);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.probeTimer) clearTimeout(this.probeTimer);
+    this.host.stop();
+    for (const m of this.members.values()) m.cache.stop();
+    this.members.clear();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Reading
+
+  private cacheOf(cluster: string | undefined): ApiCache {
+    if (cluster === undefined) return this.host;
+    const m = this.members.get(cluster);
+    if (!m) throw new CacheNotSyncedError(`member cluster ${cluster} (not connected)`);
+    return m.cache;
+  }
+
+  get(type: TypeRef, namespace: string | undefined, name: string, cluster?: string): KObject | undefined {
+    return this.cacheOf(cluster).informer(type).get(namespace, name) as KObject | undefined;
+  }
+
+  list(type: TypeRef, opts: ListOptions = {}, cluster?: string): KObject[] {
+    let out = this.cacheOf(cluster).informer(type).list() as KObject[];
+    if (opts.namespace !== undefined) out = out.filter((o) => o.metadata.namespace === opts.namespace);
+    if (opts.labels) {
+      const want = Object.entries(opts.labels);
+      out = out.filter((o) => want.every(([k, v]) => o.metadata.labels?.[k] === v));
+    }
+    return out;
+  }
+
+  types(cluster?: string): TypeRef[] {
+    const c = cluster === undefined ? this.host : this.members.get(cluster)?.cache;
+    return c ? c.types() : [];
+  }
+
+  watch(handler: WatchHandler): () => void {
+    this.handlers.push(handler);
+    return () => {
+      const i = this.handlers.indexOf(handler);
+      if (i >= 0) this.handlers.splice(i, 1);
+    };
+  }
+
+  /** Every object in the host caches, as ADDED events: the runner's initial list. */
+  *existing(): Iterable<WatchEvent> {
+    for (const t of this.host.types()) for (const o of this.host.informer(t).list()) yield { type: 'ADDED', object: o as KObject };
+  }
+
+  isMemberReady(name: string): boolean | undefined {
+    return this.members.get(name)?.ready;
+  }
+
+  private changed(cluster: string | undefined, type: string, obj: any, old: any): void {
+    if (cluster === undefined && obj?.kind) {
+      if (obj.kind === PP.kind || obj.kind === CPP.kind) this.watchSelected(obj);
+      if (obj.kind === CLUSTER.kind && obj.apiVersion === CLUSTER.apiVersion) {
+        if (type === 'DELETED') this.disconnectMember(obj.metadata.name);
+        else this.connectMember(obj);
+      }
+    }
+    const ev: WatchEvent = { type: type as WatchEvent['type'], object: obj, old, cluster, origin: this.origin };
+    for (const h of this.handlers) h(ev);
+    if (cluster === undefined && type === 'DELETED' && obj?.metadata?.uid) this.collectDependents(obj);
+  }
+
+  /**
+   * The garbage collector's part for the objects the controller owns: a deleted template takes its
+   * bindings with it. kube-controller-manager does the same where it runs; a second DELETE is a 404.
+   */
+  private collectDependents(owner: any): void {
+    const uid = owner.metadata.uid as string;
+    for (const t of [RB, CRB]) {
+      const inf = this.host.existing(t);
+      for (const b of inf?.list() ?? []) {
+        if (!(b.metadata?.ownerReferences ?? []).some((r: any) => r.uid === uid) || b.metadata.deletionTimestamp) continue;
+        void this.delete({ apiVersion: b.apiVersion ?? t.apiVersion, kind: b.kind ?? t.kind, namespace: b.metadata.namespace, name: b.metadata.name }, undefined, 'garbage-collector').catch((e) => {
+          if (!(e instanceof StoreError && e.code === 'NotFound')) this.log.warn('cannot delete a dependent', { kind: t.kind, name: b.metadata.name, err: (e as Error).message });
+        });
+      }
+    }
+  }
+
+  /** Starts informers for the kinds a policy's resourceSelectors name. */
+  private watchSelected(policy: any): void {
+    for (const s of (policy?.spec?.resourceSelectors ?? []) as Array<{ apiVersion?: string; kind?: string }>) {
+      if (!s.apiVersion || !s.kind) continue;
+      const t = { apiVersion: s.apiVersion, kind: s.kind };
+      if (isKarmadaType(t)) continue;
+      void this.host.watch(t).catch((e) => this.log.warn('cannot watch a selected kind', { kind: s.kind, apiVersion: s.apiVersion, err: (e as Error).message }));
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Members
+
+  private connectMember(cluster: any): void {
+    const name = cluster.metadata.name as string;
+    if (this.stopped || cluster.metadata.deletionTimestamp) return;
+    const ref = cluster.spec?.secretRef;
+    const signature = `${cluster.spec?.apiEndpoint}|${ref?.namespace}/${ref?.name}|${cluster.spec?.insecureSkipTLSVerification}`;
+    if (this.members.get(name)?.signature === signature || this.connecting.has(name)) return;
+    const p = (async () => {
+      try {
+        if (!ref?.name) throw new Error('spec.secretRef is not set (only push mode with a token or kubeconfig Secret is supported)');
+        const secret = await this.host.rest.request('GET', `/api/v1/namespaces/${encodeURIComponent(ref.namespace ?? 'karmada-cluster')}/secrets/${encodeURIComponent(ref.name)}`);
+        const kc = memberKubeConfig(cluster, secret);
+        this.disconnectMember(name);
+        const cache = new ApiCache(name, new RestClient(kc), (c, t, o, old) => this.changed(c, t, o, old), this.log);
+        this.members.set(name, { name, cache, signature });
+        await this.ensureNamespace(this.host, generateExecutionSpaceName(name));
+        this.log.info('member cluster connected', { cluster: name, endpoint: cluster.spec?.apiEndpoint });
+        await this.probe(name);
+      } catch (e) {
+        this.log.error('cannot connect to member cluster', { cluster: name, err: (e as Error).message });
+        // Tried again when the Cluster changes or at the next probe round.
+      } finally {
+        this.connecting.delete(name);
+      }
+    })();
+    this.connecting.set(name, p);
+  }
+
+  private disconnectMember(name: string): void {
+    const m = this.members.get(name);
+    if (!m) return;
+    m.cache.stop();
+    this.members.delete(name);
+  }
+
+  private async probeAll(): Promise<void> {
+    for (const c of this.host.existing(CLUSTER)?.list() ?? []) {
+      if (!this.members.has(c.metadata.name)) this.connectMember(c);
+    }
+    await Promise.all([...this.members.keys()].map((n) => this.probe(n)));
+  }
+
+  private reportReadiness(): void {
+    const ready: Record<string, boolean> = {};
+    for (const m of this.members.values()) ready[m.name] = !!m.ready;
+    this.opts.onClusterReadiness?.(ready);
+  }
+
+  /** /readyz of one member, written to its Cluster's Ready condition when that changes. */
+  private async probe(name: string): Promise<void> {
+    const m = this.members.get(name);
+    if (!m) return;
+    let ready = false;
+    let message = '';
+    try {
+      await m.cache.rest.request('GET', '/readyz', { timeoutMs: 5_000 });
+      ready = true;
+      m.apiEnablements ??= await this.discover(m.cache.rest);
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    m.ready = ready;
+    this.reportReadiness();
+    const cur = this.host.existing(CLUSTER)?.get(undefined, name) as KObject | undefined;
+    if (!cur) return;
+    const conds = ((cur.status?.conditions ?? []) as Array<Record<string, unknown>>).filter((c) => c.type !== ClusterConditionReady);
+    const old = ((cur.status?.conditions ?? []) as Array<Record<string, unknown>>).find((c) => c.type === ClusterConditionReady);
+    const status = ready ? 'True' : 'False';
+    const needApis = ready && m.apiEnablements && !deepEqual(cur.status?.apiEnablements, m.apiEnablements);
+    if (!ready) this.log.debug('member not ready', { cluster: name, err: message });
+    if (old?.status === status && !needApis) return;
+    const cond =
+      old?.status === status
+        ? old
+        : ready
+          ? { type: ClusterConditionReady, status, reason: 'ClusterReady', message: 'cluster is healthy and ready to accept workloads', lastTransitionTime: rfc3339(new Date()) }
+          : { type: ClusterConditionReady, status, reason: 'ClusterNotReachable', message: `cluster is not reachable: ${message}`, lastTransitionTime: rfc3339(new Date()) };
+    const next: KObject = { ...cur, status: { ...(cur.status ?? {}), conditions: [...conds, cond], ...(m.apiEnablements ? { apiEnablements: m.apiEnablements } : {}) } };
+    try {
+      await this.updateStatus(next, undefined, 'cluster-status');
+      if (old?.status !== status) this.log.info('cluster readiness changed', { cluster: name, ready, ...(ready ? {} : { reason: message }) });
+    } catch (e) {
+      this.log.warn('cannot update cluster status', { cluster: name, err: (e as Error).message });
+    }
+  }
+
+  /** The member's API list, as Cluster.status.apiEnablements (the scheduler's APIEnablement filter reads it). */
+  private async discover(rest: RestClient): Promise<Member['apiEnablements']> {
+    const core = await rest.request<{ versions: string[] }>('GET', '/api');
+    const groups = await rest.request<{ groups: Array<{ versions: Array<{ groupVersion: string }> }> }>('GET', '/apis');
+    const gvs = [...core.versions, ...groups.groups.flatMap((g) => g.versions.map((v) => v.groupVersion))];
+    const out = await Promise.all(
+      gvs.map(async (gv) => ({ groupVersion: gv, resources: (await rest.resources(gv).catch(() => [])).map((r) => ({ name: r.name, kind: r.kind })) })),
+    );
+    return out.filter((g) => g.resources.length > 0).sort((a, b) => (a.groupVersion < b.groupVersion ? -1 : 1));
+  }
+
+  private async ensureNamespace(cache: ApiCache, ns: string): Promise<void> {
+    try {
+      await cache.rest.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
+    } catch (e) {
+      if (!(e instanceof ApiError && e.code === 409)) throw e;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Writing
+
+  private restOf(cluster: string | undefined): ApiCache {
+    if (cluster === undefined) return this.host;
+    const m = this.members.get(cluster);
+    if (!m) throw new StoreError('NotFound', `member cluster ${cluster} is not connected`);
+    return m.cache;
+  }
+
+  /** Puts what the server returned into the cache and reports it, unless the cache already has newer. */
+  private writeThrough(cache: ApiCache, obj: KObject, origin: string): void {
+    const inf = cache.existing(obj);
+    if (!inf?.hasSynced) return;
+    const cur = inf.get(obj.metadata.namespace, obj.metadata.name ?? '');
+    if (cur && newer(cur.metadata?.resourceVersion, obj.metadata.resourceVersion)) return;
+    this.origin = origin;
+    try {
+      inf.applyWatchEvent(cur ? 'MODIFIED' : 'ADDED', obj);
+    } finally {
+      this.origin = undefined;
+    }
+  }
+
+  /** The mutating webhook's work on the controller's own Karmada writes (permanent ids, finalizers). */
+  private admit(op: 'create' | 'update', obj: KObject, cluster: string | undefined, old?: KObject): KObject {
+    if (cluster !== undefined || !isAdmissionKind(obj.kind) || !obj.apiVersion.includes('karmada.io') || obj.kind === CLUSTER.kind) return obj;
+    const res = mutate(obj.kind, { operation: op === 'create' ? 'CREATE' : 'UPDATE', namespace: obj.metadata.namespace ?? '', object: obj as never, oldObject: old as never }, { uuid: randomUUID });
+    return res.object as unknown as KObject;
+  }
+
+  private async call(cluster: string | undefined, fn: (c: ApiCache) => Promise<KObject>): Promise<KObject> {
+    const cache = this.restOf(cluster);
+    try {
+      return await fn(cache);
+    } catch (e) {
+      throw toStoreError(e);
+    }
+  }
+
+  async create(obj: KObject, cluster: string | undefined, origin: string): Promise<KObject> {
+    const body = this.admit('create', obj, cluster);
+    return this.call(cluster, async (c) => {
+      const path = await c.rest.pathFor(body.apiVersion, body.kind, body.metadata.namespace);
+      let out: KObject;
+      try {
+        out = await c.rest.request<KObject>('POST', path, { body });
+      } catch (e) {
+        // Karmada propagates namespaces; until that is ported, a missing namespace is created here.
+        if (!(e instanceof ApiError && e.code === 404 && body.metadata.namespace)) throw e;
+        await this.ensureNamespace(c, body.metadata.namespace);
+        out = await c.rest.request<KObject>('POST', path, { body });
+      }
+      this.writeThrough(c, out, origin);
+      return out;
+    });
+  }
+
+  async update(obj: KObject, cluster: string | undefined, origin: string): Promise<KObject> {
+    return this.call(cluster, async (c) => {
+      const old = c.existing(obj)?.get(obj.metadata.namespace, obj.metadata.name ?? '');
+      const body = this.admit('update', obj, cluster, old);
+      const path = await c.rest.pathFor(body.apiVersion, body.kind, body.metadata.namespace, body.metadata.name);
+      const out = await c.rest.request<KObject>('PUT', path, { body });
+      this.writeThrough(c, out, origin);
+      return out;
+    });
+  }
+
+  async updateStatus(obj: KObject, cluster: string | undefined, origin: string): Promise<KObject> {
+    return this.call(cluster, async (c) => {
+      const hasStatus = await c.rest.hasSubresource(obj.apiVersion, obj.kind, 'status');
+      const path = await c.rest.pathFor(obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name, hasStatus ? 'status' : undefined);
+      const out = await c.rest.request<KObject>('PUT', path, { body: obj });
+      this.writeThrough(c, out, origin);
+      return out;
+    });
+  }
+
+  async delete(ref: ObjectRef, cluster: string | undefined, _origin: string): Promise<void> {
+    await this.call(cluster, async (c) => {
+      const path = await c.rest.pathFor(ref.apiVersion, ref.kind, ref.namespace, ref.name);
+      // Background propagation: dependents go through the garbage collector, as with kubectl delete.
+      return c.rest.request('DELETE', path, { body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' } });
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Events
+
+  recordEvent(ev: CoreEvent): void {
+    const io = ev.involvedObject;
+    const ns = io.namespace || 'default';
+    const now = new Date().toISOString();
+    const body = {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { generateName: `${io.name}.`, namespace: ns },
+      involvedObject: { apiVersion: io.apiVersion, kind: io.kind, namespace: io.namespace, name: io.name },
+      type: ev.type,
+      reason: ev.reason,
+      message: ev.message,
+      source: { component: this.opts.component ?? 'karmada-lite-controller' },
+      reportingComponent: this.opts.component ?? 'karmada-lite-controller',
+      firstTimestamp: now,
+      lastTimestamp: now,
+      count: 1,
+    };
+    void this.host.rest.request('POST', `/api/v1/namespaces/${encodeURIComponent(ns)}/events`, { body }).catch((e) => this.log.debug('cannot record event', { reason: ev.reason, err: (e as Error).message }));
+  }
+
+  events(): readonly RecordedEvent[] {
+    return [];
+  }
+}

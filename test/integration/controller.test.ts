@@ -1,0 +1,513 @@
+// End to end: the real binary (dist/karmada-lite controller) against the host, member1 and member2 apiservers.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { connect, createServer } from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { RestClient, ApiError } from '../../src/kube/rest.js';
+import { ControlPlane } from '../../src/store/control-plane.js';
+import type { KObject } from '../../src/core/object.js';
+import { RB, WORK } from '../../src/core/kinds.js';
+import { cluster, kubeConfig, repoRoot, waitFor, type ClusterName } from './env.js';
+
+const binary = path.join(repoRoot, 'dist', 'karmada-lite');
+const NS = `ctrl-e2e-${Date.now().toString(36)}`;
+
+/** The newest mtime under these paths: the binary is rebuilt when a source is newer. */
+function newest(p: string): number {
+  const st = statSync(p);
+  if (!st.isDirectory()) return st.mtimeMs;
+  return Math.max(st.mtimeMs, ...readdirSync(p).map((n) => newest(path.join(p, n))));
+}
+
+function ensureBinary(): void {
+  const stale = !existsSync(binary) || statSync(binary).mtimeMs < Math.max(newest(path.join(repoRoot, 'src')), newest(path.join(repoRoot, 'interpreters')));
+  if (!stale) return;
+  const r = spawnSync(process.execPath, [path.join(repoRoot, 'scripts', 'build.mjs')], { cwd: repoRoot, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('node scripts/build.mjs failed');
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const rest = (name: ClusterName) => new RestClient(kubeConfig(name));
+
+async function ignoreConflict(p: Promise<unknown>): Promise<void> {
+  try {
+    await p;
+  } catch (e) {
+    if (!(e instanceof ApiError && e.code === 409)) throw e;
+  }
+}
+
+/** Installs crds/*.yaml, idempotently (other suites install them too), and waits until they are served. */
+async function installCrds(host: RestClient): Promise<void> {
+  const dir = path.join(repoRoot, 'crds');
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.yaml'))) {
+    for (const doc of parseAllDocuments(readFileSync(path.join(dir, f), 'utf8'))) {
+      const crd = doc.toJS();
+      if (!crd) continue;
+      await ignoreConflict(host.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd }));
+      await waitFor(`CRD ${crd.metadata.name} established`, async () => {
+        const cur = await host.request('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`);
+        return cur.status?.conditions?.some((c: any) => c.type === 'Established' && c.status === 'True') ? true : undefined;
+      });
+    }
+  }
+}
+
+/** A cluster-admin ServiceAccount on the member and a token for it, from the TokenRequest API. */
+async function memberToken(name: ClusterName): Promise<string> {
+  const m = rest(name);
+  const sa = 'karmada-lite-e2e';
+  await ignoreConflict(m.request('POST', '/api/v1/namespaces/default/serviceaccounts', { body: { metadata: { name: sa } } }));
+  await ignoreConflict(
+    m.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+      body: {
+        metadata: { name: sa },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+        subjects: [{ kind: 'ServiceAccount', name: sa, namespace: 'default' }],
+      },
+    }),
+  );
+  const tr = await m.request('POST', `/api/v1/namespaces/default/serviceaccounts/${sa}/token`, { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } } });
+  return tr.status.token as string;
+}
+
+async function get(c: RestClient, p: string): Promise<any> {
+  try {
+    return await c.request('GET', p);
+  } catch (e) {
+    if (e instanceof ApiError && e.code === 404) return undefined;
+    throw e;
+  }
+}
+
+interface Proc {
+  child: ChildProcess;
+  port: number;
+  logs: string[];
+}
+
+async function startController(args: string[] = []): Promise<Proc> {
+  const port = await freePort();
+  const child = spawn(binary, ['controller', '--kubeconfig', cluster('host').kubeconfig, '--metrics-port', String(port), '--bind-address', '127.0.0.1', '--cluster-probe-interval', '1s', ...args], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const logs: string[] = [];
+  child.stderr!.on('data', (d: Buffer) => logs.push(...d.toString('utf8').split('\n').filter(Boolean)));
+  const p = { child, port, logs };
+  await waitFor(
+    'the controller to be ready',
+    async () => {
+      if (child.exitCode !== null) throw new Error(`the controller exited with ${child.exitCode}:\n${logs.join('\n')}`);
+      const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
+      return res?.status === 200 ? true : undefined;
+    },
+    30_000,
+  );
+  return p;
+}
+
+/** SIGTERM, and the exit code; a replica that does not drain within 15 s is killed (and fails the check). */
+function stopController(p: Proc | undefined): Promise<number | null> {
+  if (!p || p.child.exitCode !== null || p.child.signalCode !== null) return Promise.resolve(p?.child.exitCode ?? null);
+  return new Promise((resolve) => {
+    const t = setTimeout(() => p.child.kill('SIGKILL'), 15_000);
+    p.child.once('exit', (code) => {
+      clearTimeout(t);
+      resolve(code);
+    });
+    p.child.kill('SIGTERM');
+  });
+}
+
+/** What does not depend on which store ran the reconcile: ids, versions, times. */
+function comparable(o: KObject): unknown {
+  const drop = new Set(['uid', 'resourceVersion', 'creationTimestamp', 'generation', 'managedFields']);
+  const walk = (v: unknown, k?: string): unknown => {
+    if (Array.isArray(v)) return v.map((x) => walk(x));
+    if (v && typeof v === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [kk, vv] of Object.entries(v as Record<string, unknown>)) {
+        if (drop.has(kk) || /permanent-id$/.test(kk) || kk === 'lastTransitionTime' || kk === 'lastScheduledTime') continue;
+        // The template's uid differs per store; a real apiserver also bumps a Deployment's generation when
+        // its annotations change (the detector's claim), which the embedded store does not.
+        if (kk === 'resourcetemplate.karmada.io/uid' || kk === 'resourcetemplate.karmada.io/generation') continue;
+        out[kk] = walk(vv, kk);
+      }
+      return out;
+    }
+    return k === 'resourceVersion' ? undefined : v;
+  };
+  return walk({ metadata: { name: o.metadata.name, namespace: o.metadata.namespace, labels: o.metadata.labels, annotations: o.metadata.annotations }, spec: o.spec });
+}
+
+describe('karmada-lite controller end to end', () => {
+  const host = rest('host');
+  let ctrl: Proc | undefined;
+
+  beforeAll(async () => {
+    ensureBinary();
+    await installCrds(host);
+    host.resetDiscovery();
+    for (const ns of ['karmada-cluster', 'karmada-system', NS]) await ignoreConflict(host.request('POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } }));
+    for (const m of ['member1', 'member2'] as const) {
+      const token = await memberToken(m);
+      const ca = kubeConfig(m).getCurrentCluster()!.caData!;
+      const secret = { metadata: { name: m, namespace: 'karmada-cluster' }, data: { token: Buffer.from(token).toString('base64'), caBundle: ca } };
+      await ignoreConflict(host.request('POST', '/api/v1/namespaces/karmada-cluster/secrets', { body: secret }));
+      const cur = await get(host, `/api/v1/namespaces/karmada-cluster/secrets/${m}`);
+      await host.request('PUT', `/api/v1/namespaces/karmada-cluster/secrets/${m}`, { body: { ...cur, data: secret.data } });
+      await ignoreConflict(
+        host.request('POST', '/apis/cluster.karmada.io/v1alpha1/clusters', {
+          body: { apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name: m }, spec: { apiEndpoint: cluster(m).server, syncMode: 'Push', secretRef: { namespace: 'karmada-cluster', name: m } } },
+        }),
+      );
+    }
+    ctrl = await startController();
+  });
+
+  afterAll(async () => {
+    const code = await stopController(ctrl);
+    if (ctrl && code !== 0) console.error(ctrl.logs.slice(-50).join('\n'));
+    // No namespace controller runs in the test environment: a deleted namespace would stay Terminating.
+    for (const p of [`/apis/apps/v1/namespaces/${NS}/deployments/web`, `/apis/policy.karmada.io/v1alpha1/namespaces/${NS}/propagationpolicies/web`]) await host.request('DELETE', p).catch(() => undefined);
+  });
+
+  it('probes the members and sets their Cluster Ready condition and API list', async () => {
+    for (const m of ['member1', 'member2']) {
+      const c = await waitFor(`${m} Ready`, async () => {
+        const c = await get(host, `/apis/cluster.karmada.io/v1alpha1/clusters/${m}`);
+        return c?.status?.conditions?.some((x: any) => x.type === 'Ready' && x.status === 'True') ? c : undefined;
+      });
+      const apps = c.status.apiEnablements.find((g: any) => g.groupVersion === 'apps/v1');
+      expect(apps.resources).toContainEqual({ name: 'deployments', kind: 'Deployment' });
+    }
+    await waitFor('the readiness metric', async () => {
+      const metrics = await (await fetch(`http://127.0.0.1:${ctrl!.port}/metrics`)).text();
+      return /karmada_lite_clusters\{ready="true"\} 2/.test(metrics) ? true : undefined;
+    });
+  });
+
+  it('propagates a Deployment with divided replicas; binding and Works match the embedded control plane', async () => {
+    const deployment: KObject = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: NS, labels: { app: 'web' } },
+      spec: {
+        replicas: 3,
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.25' }] } },
+      },
+    };
+    const policy: KObject = {
+      apiVersion: 'policy.karmada.io/v1alpha1',
+      kind: 'PropagationPolicy',
+      metadata: { name: 'web', namespace: NS },
+      spec: {
+        resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }],
+        placement: {
+          clusterAffinity: { clusterNames: ['member1', 'member2'] },
+          replicaScheduling: {
+            replicaSchedulingType: 'Divided',
+            replicaDivisionPreference: 'Weighted',
+            weightPreference: { staticWeightList: [{ targetCluster: { clusterNames: ['member1'] }, weight: 2 }, { targetCluster: { clusterNames: ['member2'] }, weight: 1 }] },
+          },
+        },
+      },
+    };
+    await host.request('POST', `/apis/policy.karmada.io/v1alpha1/namespaces/${NS}/propagationpolicies`, { body: policy });
+    await host.request('POST', `/apis/apps/v1/namespaces/${NS}/deployments`, { body: deployment });
+
+    const want: Record<string, number> = { member1: 2, member2: 1 };
+    for (const m of ['member1', 'member2'] as const) {
+      const d = await waitFor(`the Deployment on ${m}`, () => get(rest(m), `/apis/apps/v1/namespaces/${NS}/deployments/web`));
+      expect(d.spec.replicas).toBe(want[m]);
+      expect(d.metadata.labels).toMatchObject({ app: 'web', 'karmada.io/managed': 'true', 'propagationpolicy.karmada.io/permanent-id': expect.any(String), 'work.karmada.io/permanent-id': expect.any(String) });
+      expect(d.metadata.annotations).toMatchObject({
+        'propagationpolicy.karmada.io/name': 'web',
+        'propagationpolicy.karmada.io/namespace': NS,
+        'resourcebinding.karmada.io/name': 'web-deployment',
+        'work.karmada.io/namespace': `karmada-es-${m}`,
+        'work.karmada.io/conflict-resolution': 'abort',
+      });
+    }
+
+    // The same input on the embedded control plane, with the template and policy as the apiserver defaulted them.
+    const stored = await get(host, `/apis/apps/v1/namespaces/${NS}/deployments/web`);
+    const m0 = stored.metadata;
+    const template: KObject = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: m0.name, namespace: m0.namespace, labels: deployment.metadata.labels }, spec: stored.spec };
+    const storedPolicy = await get(host, `/apis/policy.karmada.io/v1alpha1/namespaces/${NS}/propagationpolicies/web`);
+    const cp = new ControlPlane();
+    for (const m of ['member1', 'member2']) cp.apply({ apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name: m }, spec: { apiEndpoint: cluster(m as ClusterName).server, syncMode: 'Push' } });
+    cp.apply({ apiVersion: policy.apiVersion, kind: policy.kind, metadata: policy.metadata, spec: storedPolicy.spec });
+    cp.apply(template);
+    cp.settle();
+    const [embeddedRb] = cp.store.list(RB, { namespace: NS });
+    expect(embeddedRb).toBeDefined();
+    const rb = await waitFor('the ResourceBinding to be scheduled', async () => {
+      const b = await get(host, `/apis/work.karmada.io/v1alpha2/namespaces/${NS}/resourcebindings/${embeddedRb!.metadata.name}`);
+      return b?.spec?.clusters?.length === 2 ? b : undefined;
+    });
+    expect(comparable(rb)).toEqual(comparable(embeddedRb!));
+    const embeddedWorks = cp.store.list(WORK).filter((w) => w.metadata.annotations?.['resourcebinding.karmada.io/namespace'] === NS);
+    expect(embeddedWorks).toHaveLength(2);
+    for (const ew of embeddedWorks) {
+      const w = await waitFor(`Work ${ew.metadata.namespace}/${ew.metadata.name}`, () => get(host, `/apis/work.karmada.io/v1alpha1/namespaces/${ew.metadata.namespace}/works/${ew.metadata.name}`));
+      expect(comparable(w)).toEqual(comparable(ew));
+    }
+  });
+  it('member status flows back into the Works, the binding and the template', async () => {
+    const want: Record<string, number> = { member1: 2, member2: 1 };
+    for (const m of ['member1', 'member2'] as const) {
+      const c = rest(m);
+      const d = await get(c, `/apis/apps/v1/namespaces/${NS}/deployments/web`);
+      const n = want[m]!;
+      d.status = { observedGeneration: d.metadata.generation, replicas: n, updatedReplicas: n, readyReplicas: n, availableReplicas: n };
+      await c.request('PUT', `/apis/apps/v1/namespaces/${NS}/deployments/web/status`, { body: d });
+    }
+    const rb = await waitFor('aggregatedStatus with both members ready', async () => {
+      const b = await get(host, `/apis/work.karmada.io/v1alpha2/namespaces/${NS}/resourcebindings/web-deployment`);
+      const items = (b?.status?.aggregatedStatus ?? []) as any[];
+      return items.length === 2 && items.every((i) => i.status?.readyReplicas === want[i.clusterName] && i.health === 'Healthy') ? b : undefined;
+    });
+    expect(rb.status.aggregatedStatus.map((i: any) => i.clusterName).sort()).toEqual(['member1', 'member2']);
+    const tpl = await waitFor('the template status', async () => {
+      const d = await get(host, `/apis/apps/v1/namespaces/${NS}/deployments/web`);
+      return d?.status?.readyReplicas === 3 ? d : undefined;
+    });
+    expect(tpl.status).toMatchObject({ replicas: 3, readyReplicas: 3, availableReplicas: 3 });
+    const metrics = await (await fetch(`http://127.0.0.1:${ctrl!.port}/metrics`)).text();
+    expect(metrics).toMatch(/karmada_lite_interpreter_calls_total\{operation="AggregateStatus",result="success"\} [1-9]/);
+    expect(metrics).toMatch(/controller_runtime_reconcile_total\{controller="binding-status",result="success"\} [1-9]/);
+    expect(metrics).toMatch(/workqueue_depth\{name="execution"\} \d/);
+  });
+
+  it('suspended dispatching keeps an image change from the suspended member only', async () => {
+    const ppPath = `/apis/policy.karmada.io/v1alpha1/namespaces/${NS}/propagationpolicies/web`;
+    const pp = await get(host, ppPath);
+    pp.spec.suspension = { dispatchingOnClusters: { clusterNames: ['member1'] } };
+    await host.request('PUT', ppPath, { body: pp });
+    const w1 = await waitFor('member1 Work suspended', async () => {
+      const works = (await host.request('GET', '/apis/work.karmada.io/v1alpha1/namespaces/karmada-es-member1/works')).items as any[];
+      const w = works.find((x) => x.metadata.annotations?.['resourcebinding.karmada.io/namespace'] === NS);
+      return w?.status?.conditions?.some((c: any) => c.type === 'Dispatching' && c.reason === 'SuspendDispatching') ? w : undefined;
+    });
+    expect(w1.spec.suspendDispatching).toBe(true);
+
+    const dPath = `/apis/apps/v1/namespaces/${NS}/deployments/web`;
+    const d = await get(host, dPath);
+    d.spec.template.spec.containers[0].image = 'nginx:1.27';
+    await host.request('PUT', dPath, { body: d });
+    await waitFor('the new image on member2', async () => {
+      const m = await get(rest('member2'), dPath);
+      return m?.spec.template.spec.containers[0].image === 'nginx:1.27' ? true : undefined;
+    });
+    // member2 got it, so the change went through the pipeline: member1 stays as it was.
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await get(rest('member1'), dPath)).spec.template.spec.containers[0].image).toBe('nginx:1.25');
+
+    const cur = await get(host, ppPath);
+    delete cur.spec.suspension;
+    await host.request('PUT', ppPath, { body: cur });
+    await waitFor('the new image on member1 after resuming', async () => {
+      const m = await get(rest('member1'), dPath);
+      return m?.spec.template.spec.containers[0].image === 'nginx:1.27' ? true : undefined;
+    });
+  });
+
+  it('deleting the template removes the member copies, and a preserving policy leaves them without Karmada metadata', async () => {
+    const mk = (name: string, preserve: boolean) => ({
+      pp: { apiVersion: 'policy.karmada.io/v1alpha1', kind: 'PropagationPolicy', metadata: { name, namespace: NS }, spec: { resourceSelectors: [{ apiVersion: 'v1', kind: 'ConfigMap', name }], placement: { clusterAffinity: { clusterNames: ['member1', 'member2'] } }, ...(preserve ? { preserveResourcesOnDeletion: true } : {}) } },
+      cm: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: NS, labels: { team: 'a' } }, data: { k: 'v' } },
+    });
+    for (const [name, preserve] of [['plain', false], ['kept', true]] as const) {
+      const { pp, cm } = mk(name, preserve);
+      await host.request('POST', `/apis/policy.karmada.io/v1alpha1/namespaces/${NS}/propagationpolicies`, { body: pp });
+      await host.request('POST', `/api/v1/namespaces/${NS}/configmaps`, { body: cm });
+      for (const m of ['member1', 'member2'] as const) await waitFor(`${name} on ${m}`, () => get(rest(m), `/api/v1/namespaces/${NS}/configmaps/${name}`));
+      await host.request('DELETE', `/api/v1/namespaces/${NS}/configmaps/${name}`);
+    }
+    // What the embedded control plane leaves behind for the same input.
+    const cp = new ControlPlane();
+    for (const m of ['member1', 'member2']) cp.apply({ apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name: m }, spec: { syncMode: 'Push' } });
+    const { pp, cm } = mk('kept', true);
+    cp.apply(pp as KObject);
+    cp.apply(cm as KObject);
+    cp.settle();
+    cp.delete({ apiVersion: 'v1', kind: 'ConfigMap', namespace: NS, name: 'kept' });
+    cp.settle();
+    const embedded = cp.get({ apiVersion: 'v1', kind: 'ConfigMap', namespace: NS, name: 'kept' }, 'member1')!;
+    expect(embedded).toBeDefined();
+    for (const m of ['member1', 'member2'] as const) {
+      await waitFor(`plain gone from ${m}`, async () => ((await get(rest(m), `/api/v1/namespaces/${NS}/configmaps/plain`)) === undefined ? true : undefined));
+      const kept = await waitFor(`kept on ${m} without Karmada's labels`, async () => {
+        const c = await get(rest(m), `/api/v1/namespaces/${NS}/configmaps/kept`);
+        return c && !Object.keys(c.metadata.labels ?? {}).some((k) => k.includes('karmada.io')) ? c : undefined;
+      });
+      expect(kept.metadata.labels).toEqual({ team: 'a' });
+      expect(kept.metadata.annotations ?? {}).toEqual(embedded.metadata.annotations ?? {});
+      expect(kept.data).toEqual({ k: 'v' });
+    }
+  });
+
+  it('deleting a template while its dispatching is suspended still removes it from the members', async () => {
+    const ppPath = `/apis/policy.karmada.io/v1alpha1/namespaces/${NS}/propagationpolicies`;
+    await host.request('POST', ppPath, {
+      body: { apiVersion: 'policy.karmada.io/v1alpha1', kind: 'PropagationPolicy', metadata: { name: 'susp', namespace: NS }, spec: { resourceSelectors: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'susp' }], placement: { clusterAffinity: { clusterNames: ['member1', 'member2'] } } } },
+    });
+    await host.request('POST', `/api/v1/namespaces/${NS}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'susp', namespace: NS }, data: { v: '1' } } });
+    const cmPath = `/api/v1/namespaces/${NS}/configmaps/susp`;
+    for (const m of ['member1', 'member2'] as const) await waitFor(`susp on ${m}`, () => get(rest(m), cmPath));
+    const pp = await get(host, `${ppPath}/susp`);
+    pp.spec.suspension = { dispatching: true };
+    await host.request('PUT', `${ppPath}/susp`, { body: pp });
+    await waitFor('both Works suspended', async () => {
+      const works = await Promise.all(['member1', 'member2'].map(async (m) => ((await host.request('GET', `/apis/work.karmada.io/v1alpha1/namespaces/karmada-es-${m}/works`)).items as any[]).find((w) => w.metadata.annotations?.['resourcebinding.karmada.io/name'] === 'susp-configmap' && w.metadata.annotations?.['resourcebinding.karmada.io/namespace'] === NS)));
+      return works.every((w) => w?.status?.conditions?.some((c: any) => c.type === 'Dispatching' && c.reason === 'SuspendDispatching')) ? true : undefined;
+    });
+    await host.request('DELETE', cmPath);
+    for (const m of ['member1', 'member2'] as const) await waitFor(`susp gone from ${m}`, async () => ((await get(rest(m), cmPath)) === undefined ? true : undefined));
+  });
+
+  it('a member outage: the cluster turns not ready, the others keep being served, and it catches up on return', async () => {
+    // member3 is member2's apiserver behind a TCP proxy that the test can take down and bring back.
+    const target = cluster('member2').port;
+    const sockets = new Set<import('node:net').Socket>();
+    const proxyPort = await freePort();
+    let proxy: import('node:net').Server | undefined;
+    const up = () =>
+      new Promise<void>((resolve) => {
+        proxy = createServer((c) => {
+          const u = connect(target, '127.0.0.1');
+          sockets.add(c).add(u);
+          c.pipe(u).pipe(c);
+          const drop = () => (c.destroy(), u.destroy());
+          c.on('error', drop).on('close', drop);
+          u.on('error', drop).on('close', drop);
+        }).listen(proxyPort, '127.0.0.1', () => resolve());
+      });
+    const down = () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        sockets.clear();
+        proxy!.close(() => resolve());
+      });
+    await up();
+    const readyOf = async (name: string) => (await get(host, `/apis/cluster.karmada.io/v1alpha1/clusters/${name}`))?.status?.conditions?.find((c: any) => c.type === 'Ready')?.status;
+    try {
+      await ignoreConflict(
+        host.request('POST', '/apis/cluster.karmada.io/v1alpha1/clusters', {
+          body: { apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name: 'member3' }, spec: { apiEndpoint: `https://127.0.0.1:${proxyPort}`, syncMode: 'Push', secretRef: { namespace: 'karmada-cluster', name: 'member2' } } },
+        }),
+      );
+      await waitFor('member3 Ready', async () => ((await readyOf('member3')) === 'True' ? true : undefined));
+      await host.request('POST', `/apis/policy.karmada.io/v1alpha1/namespaces/${NS}/propagationpolicies`, {
+        body: { apiVersion: 'policy.karmada.io/v1alpha1', kind: 'PropagationPolicy', metadata: { name: 'outage', namespace: NS }, spec: { resourceSelectors: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'outage' }], placement: { clusterAffinity: { clusterNames: ['member1', 'member3'] } } } },
+      });
+      const cmPath = `/api/v1/namespaces/${NS}/configmaps/outage`;
+      await host.request('POST', `/api/v1/namespaces/${NS}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'outage', namespace: NS }, data: { v: '1' } } });
+      const has = (c: ClusterName, v: string) => async () => ((await get(rest(c), cmPath))?.data?.v === v ? true : undefined);
+      await waitFor('outage on member1', has('member1', '1'));
+      await waitFor('outage on member3 (member2)', has('member2', '1'));
+
+      await down();
+      await waitFor('member3 not ready', async () => ((await readyOf('member3')) === 'False' ? true : undefined));
+      const cur = await get(host, cmPath);
+      await host.request('PUT', cmPath, { body: { ...cur, data: { v: '2' } } });
+      await waitFor('member1 still served', has('member1', '2'));
+      expect((await get(rest('member2'), cmPath)).data.v).toBe('1');
+
+      await up();
+      await waitFor('member3 ready again', async () => ((await readyOf('member3')) === 'True' ? true : undefined));
+      await waitFor('member3 caught up', has('member2', '2'));
+    } finally {
+      await host.request('DELETE', '/apis/cluster.karmada.io/v1alpha1/clusters/member3').catch(() => undefined);
+      await down().catch(() => undefined);
+    }
+  });
+
+  it('leader election: one of two replicas acts; the other takes over when it dies, and SIGTERM releases the lease', async () => {
+    // The replica started in beforeAll runs without leader election: it must not act alongside these.
+    await stopController(ctrl);
+    const lease = `karmada-lite-e2e-${Date.now().toString(36)}`;
+    const args = ['--leader-elect', '--leader-elect-resource-name', lease, '--leader-elect-lease-duration', '4s', '--leader-elect-retry-period', '500ms'];
+    const a = await startController([...args, '--leader-elect-identity', 'replica-a']);
+    await waitFor('replica-a to lead', async () => (a.logs.some((l) => l.includes('became leader')) ? true : undefined));
+    const b = await startController([...args, '--leader-elect-identity', 'replica-b']);
+    try {
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(b.logs.some((l) => l.includes('became leader'))).toBe(false);
+      const killedAt = Date.now();
+      a.child.kill('SIGKILL');
+      await waitFor('replica-b to take over', async () => (b.logs.some((l) => l.includes('became leader')) ? true : undefined), 15_000);
+      // Our clock starts counting at replica-b's first look at the lease: at most lease duration plus two retries.
+      expect(Date.now() - killedAt).toBeLessThan(4000 + 2000);
+
+      // The new leader acts: a change reaches the members.
+      const dPath = `/apis/apps/v1/namespaces/${NS}/deployments/web`;
+      const d = await get(host, dPath);
+      d.spec.replicas = 6;
+      await host.request('PUT', dPath, { body: d });
+      await waitFor('member1 scaled by the new leader', async () => ((await get(rest('member1'), dPath))?.spec.replicas === 4 ? true : undefined));
+
+      expect(await stopController(b)).toBe(0);
+      const l = await host.request('GET', `/apis/coordination.k8s.io/v1/namespaces/karmada-system/leases/${lease}`);
+      expect(l.spec.holderIdentity ?? '').toBe('');
+    } finally {
+      await stopController(a);
+      await stopController(b);
+    }
+  });
+  it('works with nothing but the least-privilege RBAC of deploy/controller', async () => {
+    const docs = parseAllDocuments(readFileSync(path.join(repoRoot, 'deploy', 'controller', 'controller.yaml'), 'utf8')).map((d) => d.toJS());
+    for (const o of docs.filter((d) => ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'].includes(d.kind))) {
+      const p = await host.pathFor(o.apiVersion, o.kind, o.metadata.namespace);
+      await ignoreConflict(host.request('POST', p, { body: o }));
+      const cur = await host.request('GET', `${p}/${o.metadata.name}`);
+      await host.request('PUT', `${p}/${o.metadata.name}`, { body: { ...o, metadata: { ...o.metadata, resourceVersion: cur.metadata.resourceVersion } } });
+    }
+    const tr = await host.request('POST', '/api/v1/namespaces/karmada-system/serviceaccounts/karmada-lite-controller/token', { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } } });
+    const kcFile = path.join(mkdtempSync(path.join(tmpdir(), 'karmada-lite-ctrl-')), 'kubeconfig');
+    const hc = kubeConfig('host').getCurrentCluster()!;
+    writeFileSync(
+      kcFile,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [{ name: 'host', cluster: { server: hc.server, 'certificate-authority-data': hc.caData } }],
+        users: [{ name: 'sa', user: { token: tr.status.token } }],
+        contexts: [{ name: 'host', context: { cluster: 'host', user: 'sa' } }],
+        'current-context': 'host',
+      }),
+    );
+    const lease = `karmada-lite-rbac-${Date.now().toString(36)}`;
+    const p = await startController(['--kubeconfig', kcFile, '--leader-elect', '--leader-elect-resource-name', lease]);
+    try {
+      const dPath = `/apis/apps/v1/namespaces/${NS}/deployments/rbac`;
+      await host.request('POST', `/apis/policy.karmada.io/v1alpha1/namespaces/${NS}/propagationpolicies`, {
+        body: { apiVersion: 'policy.karmada.io/v1alpha1', kind: 'PropagationPolicy', metadata: { name: 'rbac', namespace: NS }, spec: { resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'rbac' }], placement: { clusterAffinity: { clusterNames: ['member2'] } } } },
+      });
+      await host.request('POST', `/apis/apps/v1/namespaces/${NS}/deployments`, {
+        body: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'rbac', namespace: NS }, spec: { replicas: 1, selector: { matchLabels: { app: 'rbac' } }, template: { metadata: { labels: { app: 'rbac' } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } } },
+      });
+      await waitFor('the Deployment on member2', () => get(rest('member2'), dPath));
+      // Namespaces of earlier runs stay Terminating (no namespace controller here): writes there are refused whoever asks.
+      const forbidden = p.logs.filter((l) => (l.includes('Forbidden') || l.includes(' 403 ')) && !l.includes('being terminated'));
+      expect(forbidden).toEqual([]);
+    } finally {
+      expect(await stopController(p)).toBe(0);
+    }
+  });
+});
