@@ -45,10 +45,12 @@ import { CLUSTER, WORK } from './kinds.js';
 import { deepClone, deepEqual, withMeta, getLabel, intern, isTerminating, nsName, parseRefKey, refOf, removeFinalizer, type KObject, type ObjectRef } from './object.js';
 import { applyOverridePolicies, type AppliedOverrideItem } from './override.js';
 import { emptyResult, type CoreEvent, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
-import { pruneManifest } from './prune.js';
+import { pruneInPlace } from '../interpreter/prune.js';
 import { takeByWeight } from '../scheduler/webster.js';
 
 export const BINDING = 'binding';
+/** Karmada's Work path drops a Job's ttlSecondsAfterFinished too (native-interpreters spec §8). */
+const PRUNE_FOR_WORK = { jobTTL: true } as const;
 
 interface GracefulEvictionTask {
   fromCluster: string;
@@ -247,7 +249,7 @@ function renderWork(
   let base = revisions.get(n);
   if (!base) {
     base = revise ? ctx.interpreter.reviseReplica(deepClone(tpl), n) : deepClone(tpl);
-    pruneManifest(base);
+    pruneInPlace(base, PRUNE_FOR_WORK);
     revisions.set(n, base);
   }
   let manifest: KObject = completions === undefined ? base : { ...base, spec: { ...base.spec, completions } };
@@ -261,7 +263,7 @@ function renderWork(
     // The manifest is this render's own copy, and overrides patch copies of it: no clone needed.
     const out = applyOverridePolicies(ctx.reader, manifest, cluster);
     // A patched manifest is a fresh copy and may have regained what pruning removes.
-    if (out.manifest !== manifest) pruneManifest(out.manifest);
+    if (out.manifest !== manifest) pruneInPlace(out.manifest, PRUNE_FOR_WORK);
     else if (completions === undefined) unpatched = base;
     manifest = { ...out.manifest, metadata: { ...out.manifest.metadata } };
     clusterOverrides = out.clusterOverrides;

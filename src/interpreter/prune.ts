@@ -30,7 +30,11 @@ export interface PruneOptions {
 }
 
 export function removeIrrelevantFields(input: Obj, opts: PruneOptions = {}): Obj {
-  const obj = structuredClone(input);
+  return pruneInPlace(structuredClone(input), opts);
+}
+
+/** The same pruning on an object the caller owns (the binding controller prunes its own render copy). */
+export function pruneInPlace(obj: Obj, opts: PruneOptions = {}): Obj {
   const metadata = isObj(obj.metadata) ? obj.metadata : null;
   if (metadata) for (const f of METADATA_FIELDS) delete metadata[f];
   delete obj.status;
