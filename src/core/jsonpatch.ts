@@ -2,7 +2,7 @@
  * RFC 6902 add/remove/replace over RFC 6901 pointers, strict like the Go library Karmada uses: a
  * missing parent, or removing/replacing a missing member, is an error naming the path.
  */
-import { deepClone, isObject } from './object.js';
+import { deepClone, isObject, setOwn } from './object.js';
 
 export interface PatchOp {
   op: 'add' | 'remove' | 'replace';
@@ -82,10 +82,10 @@ function applyOne(root: unknown, op: PatchOp): unknown {
   }
   if (!isObject(parent)) throw missing(op);
   const has = Object.prototype.hasOwnProperty.call(parent, last);
-  if (op.op === 'add') parent[last] = deepClone(op.value);
+  if (op.op === 'add') setOwn(parent, last, deepClone(op.value));
   else if (!has) throw missing(op);
   else if (op.op === 'remove') delete parent[last];
-  else parent[last] = deepClone(op.value);
+  else setOwn(parent, last, deepClone(op.value));
   return root;
 }
 

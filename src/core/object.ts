@@ -77,6 +77,15 @@ export function nsName(namespace: string | undefined, name: string): string {
 // ---------------------------------------------------------------------------------------------
 // Copy and compare
 
+/**
+ * Sets an own property, also for the key `__proto__`: user YAML may carry it as data, and a plain
+ * assignment would replace the object's prototype instead.
+ */
+export function setOwn(o: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+  else o[key] = value;
+}
+
 export function deepClone<T>(v: T): T {
   if (v === null || typeof v !== 'object') return v;
   if (Array.isArray(v)) {
@@ -87,7 +96,9 @@ export function deepClone<T>(v: T): T {
   const out: Record<string, unknown> = {};
   for (const k in v as Record<string, unknown>) {
     const x = (v as Record<string, unknown>)[k];
-    if (x !== undefined) out[k] = deepClone(x);
+    if (x === undefined) continue;
+    if (k === '__proto__') setOwn(out, k, deepClone(x));
+    else out[k] = deepClone(x);
   }
   return out as T;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { applyPatch, createPatch, escapePointer } from '../../src/webhook/patch.js';
+import { applyPatch, escapePointerToken as escapePointer } from '../../src/core/jsonpatch.js';
+import { createPatch } from '../../src/webhook/patch.js';
 
 const sortKeys = (v: unknown): unknown =>
   Array.isArray(v) ? v.map(sortKeys) : v && typeof v === 'object' ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])])) : v;
@@ -45,7 +46,7 @@ describe('JSON patch', () => {
   });
 
   it('refuses paths that do not exist', () => {
-    expect(() => applyPatch({}, [{ op: 'replace', path: '/x', value: 1 }])).toThrow(/does not exist/);
-    expect(() => applyPatch({}, [{ op: 'add', path: '/x/y', value: 1 }])).toThrow(/does not exist/);
+    expect(() => applyPatch({}, [{ op: 'replace', path: '/x', value: 1 }])).toThrow('replace operation does not apply: doc is missing path: "/x"');
+    expect(() => applyPatch({}, [{ op: 'add', path: '/x/y', value: 1 }])).toThrow('add operation does not apply: doc is missing path: "/x/y"');
   });
 });
