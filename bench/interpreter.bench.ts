@@ -99,7 +99,10 @@ const cpu = () => {
 
 /** Best of five rounds (other processes on a shared machine only ever slow a round down). */
 function measure(f: () => unknown): number {
-  for (let i = 0; i < 2000; i++) f();
+  // Warm up until the JIT has settled: Lua-heavy rules keep speeding up for ~30,000 calls, so a short
+  // warm-up measured the compiler, not the interpreter.
+  const w0 = cpu();
+  for (let i = 0; i < 30_000 || cpu() - w0 < 0.5; i++) f();
   // Calibrate a round to about seconds/5 of CPU time.
   let n = 1000;
   const c0 = cpu();
