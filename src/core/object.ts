@@ -2,6 +2,7 @@
  * Plain-object helpers the reconcilers share: identity of objects, deep copy and comparison, labels,
  * annotations and conditions. Objects are JSON values; nothing here knows about a store.
  */
+import type { Condition } from '../api/condition.js';
 import type { ObjectMeta } from '../api/generated/types.js';
 
 /** Any Kubernetes-shaped object. Reconcilers treat what they are given as read-only. */
@@ -227,14 +228,7 @@ export function isTerminating(obj: { metadata?: ObjectMeta } | undefined): boole
 // ---------------------------------------------------------------------------------------------
 // Conditions
 
-export interface Condition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-  observedGeneration?: number;
-}
+export type { Condition };
 
 export function findCondition(conds: readonly Condition[] | undefined | null, type: string): Condition | undefined {
   // A plain loop: called several times per Work write (watch predicates, cluster readiness), where a

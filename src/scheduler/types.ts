@@ -5,6 +5,7 @@
  * and tests or conformance fixtures can build small objects without filling required fields that
  * the scheduler ignores. `null` is accepted wherever Go would decode a nil slice or pointer.
  */
+import type { Condition } from '../api/condition.js';
 
 export type Quantityish = string | number;
 export type ResourceList = Record<string, Quantityish>;
@@ -153,14 +154,7 @@ export interface ResourceBindingSpec {
   suspension?: { scheduling?: boolean } | null;
 }
 
-export interface Condition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-  observedGeneration?: number;
-}
+export type { Condition };
 
 export interface AggregatedStatusItem {
   clusterName: string;

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { createLogger, isLevel } from '../../runtime/log.js';
+import { serveUntilSignal } from '../serve.js';
 
 interface ControllerFlags {
   kubeconfig?: string;
@@ -120,14 +121,6 @@ Examples:
         process.exitCode = 2;
         return;
       }
-      await new Promise<void>((resolve) => {
-        const shutdown = (signal: string) => {
-          log.info('shutting down', { signal });
-          void controller.stop().then(resolve);
-        };
-        process.once('SIGTERM', () => shutdown('SIGTERM'));
-        process.once('SIGINT', () => shutdown('SIGINT'));
-      });
-      process.exitCode = 0;
+      await serveUntilSignal(() => controller.stop(), (signal) => log.info('shutting down', { signal }));
     });
 }

@@ -4,6 +4,7 @@ import { parseFeatureGates } from '../../validation/binding.js';
 import { luaCompile } from '../../validation/lua-compile.js';
 import { WebhookServer } from '../../webhook/server.js';
 import { ROUTES, type ReviewContext } from '../../webhook/review.js';
+import { serveUntilSignal } from '../serve.js';
 
 interface WebhookOptions {
   certFile: string;
@@ -58,15 +59,7 @@ Examples:
         process.exitCode = 2;
         return;
       }
-      await new Promise<void>((resolve) => {
-        const shutdown = (signal: string) => {
-          server.log.info('shutting down', { signal });
-          void server.stop().then(resolve);
-        };
-        process.once('SIGTERM', () => shutdown('SIGTERM'));
-        process.once('SIGINT', () => shutdown('SIGINT'));
-      });
-      process.exitCode = 0;
+      await serveUntilSignal(() => server.stop(), (signal) => server.log.info('shutting down', { signal }));
     });
 }
 
