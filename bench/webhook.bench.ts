@@ -178,7 +178,7 @@ async function overHttps(): Promise<Record<string, unknown>> {
   const logFile = join(dir, 'webhook.log');
   const log = openSync(logFile, 'w');
   // The server logs every review at info level, as in production; the log goes to a file.
-  const server: ChildProcess = spawn('taskset', ['-c', '0', process.execPath, '--import', 'tsx', join(root, 'src/cli/main.ts'), 'webhook', '--cert-file', certFile, '--key-file', keyFile, '--port', String(port), '--bind-address', '127.0.0.1'], {
+  const server: ChildProcess = spawn('taskset', ['-c', '0', process.execPath, '--import', 'tsx', join(root, 'src/cli/main.ts'), 'webhook', '--cert-file', certFile, '--key-file', keyFile, '--port', String(port), '--bind-address', '127.0.0.1', '--log-level', process.env.WEBHOOK_LOG_LEVEL ?? 'info'], {
     cwd: root,
     stdio: ['ignore', 'ignore', log],
   });
