@@ -237,6 +237,16 @@ export class Runner {
     }
   }
 
+  /** Counts a write and queues its continuation (computed from the object as stored) ahead of the rest. */
+  private afterWrite(w: Write, written: KObject | undefined, pending: Write[], result: ReconcileResult): void {
+    this.stats.writes++;
+    if (written && (w.op === 'create' || w.op === 'update') && w.then) {
+      const next = w.then(written);
+      pending.unshift(...next.writes);
+      if (next.events) result.events.push(...next.events);
+    }
+  }
+
   private processOne(slot: Slot, key: string, immediateRetries: number): void {
     const name = slot.spec.name;
     const started = performance.now();
@@ -247,13 +257,7 @@ export class Runner {
     while (pending.length) {
       const w = pending.shift()!;
       try {
-        const written = this.apply(w);
-        this.stats.writes++;
-        if (written && (w.op === 'create' || w.op === 'update') && w.then) {
-          const next = w.then(written);
-          pending.unshift(...next.writes);
-          if (next.events) result.events.push(...next.events);
-        }
+        this.afterWrite(w, this.apply(w), pending, result);
       } catch (e) {
         error = (e as Error).message;
         break;
@@ -272,13 +276,7 @@ export class Runner {
     while (pending.length) {
       const w = pending.shift()!;
       try {
-        const written = await this.applyAsync(w, name);
-        this.stats.writes++;
-        if (written && (w.op === 'create' || w.op === 'update') && w.then) {
-          const next = w.then(written);
-          pending.unshift(...next.writes);
-          if (next.events) result.events.push(...next.events);
-        }
+        this.afterWrite(w, await this.applyAsync(w, name), pending, result);
       } catch (e) {
         // A 409 ends the reconcile here: the retry reads fresh state from the informers.
         error = (e as Error).message;
