@@ -8,10 +8,11 @@
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, chmodSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const dist = join(root, 'dist');
+// KARMADA_LITE_DIST builds elsewhere (tests of concurrent sessions must not replace each other's binary).
+const dist = process.env.KARMADA_LITE_DIST ? resolve(process.env.KARMADA_LITE_DIST) : join(root, 'dist');
 const ASSET_DIRS = ['interpreters', 'schemas'];
 
 function collectAssets() {
@@ -67,4 +68,4 @@ execFileSync(process.execPath, [join(root, 'node_modules/postject/dist/cli.js'),
 rmSync(seaDir, { recursive: true, force: true });
 
 const mb = (p) => (statSync(p).size / 1048576).toFixed(1);
-console.log(`built in ${((Date.now() - started) / 1000).toFixed(1)}s: dist/karmada-lite.mjs ${mb(join(dist, 'karmada-lite.mjs'))} MiB, dist/karmada-lite ${mb(exe)} MiB (${Object.keys(assets).length} embedded assets)`);
+console.log(`built in ${((Date.now() - started) / 1000).toFixed(1)}s: ${relative(root, dist) || '.'}/karmada-lite.mjs ${mb(join(dist, 'karmada-lite.mjs'))} MiB, ${relative(root, exe)} ${mb(exe)} MiB (${Object.keys(assets).length} embedded assets)`);

@@ -1,0 +1,149 @@
+// Shared by the end-to-end suites: the real binary (dist/karmada-lite, or $KARMADA_LITE_DIST/karmada-lite)
+// started against the host apiserver, and helpers to reach the host and member apiservers.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { RestClient, ApiError } from '../../src/kube/rest.js';
+import { cluster, kubeConfig, repoRoot, waitFor, type ClusterName } from './env.js';
+
+// A private output directory lets concurrent checkouts or sessions build without replacing each other's binary.
+export const distDir = process.env.KARMADA_LITE_DIST ? path.resolve(process.env.KARMADA_LITE_DIST) : path.join(repoRoot, 'dist');
+export const binary = path.join(distDir, 'karmada-lite');
+
+/** The newest mtime under these paths: the binary is rebuilt when a source is newer. */
+function newest(p: string): number {
+  const st = statSync(p);
+  if (!st.isDirectory()) return st.mtimeMs;
+  return Math.max(st.mtimeMs, ...readdirSync(p).map((n) => newest(path.join(p, n))));
+}
+
+export function ensureBinary(): void {
+  const stale = !existsSync(binary) || statSync(binary).mtimeMs < Math.max(newest(path.join(repoRoot, 'src')), newest(path.join(repoRoot, 'interpreters')));
+  if (!stale) return;
+  const r = spawnSync(process.execPath, [path.join(repoRoot, 'scripts', 'build.mjs')], { cwd: repoRoot, stdio: 'inherit', env: { ...process.env, KARMADA_LITE_DIST: distDir } });
+  if (r.status !== 0) throw new Error('node scripts/build.mjs failed');
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export const rest = (name: ClusterName) => new RestClient(kubeConfig(name));
+
+export async function ignoreConflict(p: Promise<unknown>): Promise<void> {
+  try {
+    await p;
+  } catch (e) {
+    if (!(e instanceof ApiError && e.code === 409)) throw e;
+  }
+}
+
+/** Installs crds/*.yaml, idempotently (other suites install them too), and waits until they are served. */
+export async function installCrds(host: RestClient): Promise<void> {
+  const dir = path.join(repoRoot, 'crds');
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.yaml'))) {
+    for (const doc of parseAllDocuments(readFileSync(path.join(dir, f), 'utf8'))) {
+      const crd = doc.toJS();
+      if (!crd) continue;
+      await ignoreConflict(host.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd }));
+      await waitFor(`CRD ${crd.metadata.name} established`, async () => {
+        const cur = await host.request('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`);
+        return cur.status?.conditions?.some((c: any) => c.type === 'Established' && c.status === 'True') ? true : undefined;
+      });
+    }
+  }
+}
+
+/** A cluster-admin ServiceAccount on the member and a token for it, from the TokenRequest API. */
+export async function memberToken(name: ClusterName): Promise<string> {
+  const m = rest(name);
+  const sa = 'karmada-lite-e2e';
+  await ignoreConflict(m.request('POST', '/api/v1/namespaces/default/serviceaccounts', { body: { metadata: { name: sa } } }));
+  await ignoreConflict(
+    m.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+      body: {
+        metadata: { name: sa },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+        subjects: [{ kind: 'ServiceAccount', name: sa, namespace: 'default' }],
+      },
+    }),
+  );
+  const tr = await m.request('POST', `/api/v1/namespaces/default/serviceaccounts/${sa}/token`, { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } } });
+  return tr.status.token as string;
+}
+
+export async function get(c: RestClient, p: string): Promise<any> {
+  try {
+    return await c.request('GET', p);
+  } catch (e) {
+    if (e instanceof ApiError && e.code === 404) return undefined;
+    throw e;
+  }
+}
+
+export interface Proc {
+  child: ChildProcess;
+  port: number;
+  logs: string[];
+}
+
+export async function startController(args: string[] = [], env: NodeJS.ProcessEnv = process.env): Promise<Proc> {
+  const port = await freePort();
+  const child = spawn(binary, ['controller', '--kubeconfig', cluster('host').kubeconfig, '--metrics-port', String(port), '--bind-address', '127.0.0.1', '--cluster-probe-interval', '1s', ...args], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env,
+  });
+  const logs: string[] = [];
+  child.stderr!.on('data', (d: Buffer) => logs.push(...d.toString('utf8').split('\n').filter(Boolean)));
+  const p = { child, port, logs };
+  await waitFor(
+    'the controller to be ready',
+    async () => {
+      if (child.exitCode !== null) throw new Error(`the controller exited with ${child.exitCode}:\n${logs.join('\n')}`);
+      const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
+      return res?.status === 200 ? true : undefined;
+    },
+    30_000,
+  );
+  return p;
+}
+
+/** SIGTERM, and the exit code; a replica that does not drain within 15 s is killed (and fails the check). */
+export function stopController(p: Proc | undefined): Promise<number | null> {
+  if (!p || p.child.exitCode !== null || p.child.signalCode !== null) return Promise.resolve(p?.child.exitCode ?? null);
+  return new Promise((resolve) => {
+    const t = setTimeout(() => p.child.kill('SIGKILL'), 15_000);
+    p.child.once('exit', (code) => {
+      clearTimeout(t);
+      resolve(code);
+    });
+    p.child.kill('SIGTERM');
+  });
+}
+
+/** Registers member1 and member2 as push-mode Cluster objects with ServiceAccount tokens (idempotent). */
+export async function registerMembers(host: RestClient): Promise<void> {
+  for (const ns of ['karmada-cluster', 'karmada-system']) await ignoreConflict(host.request('POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } }));
+  for (const m of ['member1', 'member2'] as const) {
+    const token = await memberToken(m);
+    const ca = kubeConfig(m).getCurrentCluster()!.caData!;
+    const secret = { metadata: { name: m, namespace: 'karmada-cluster' }, data: { token: Buffer.from(token).toString('base64'), caBundle: ca } };
+    await ignoreConflict(host.request('POST', '/api/v1/namespaces/karmada-cluster/secrets', { body: secret }));
+    const cur = await get(host, `/api/v1/namespaces/karmada-cluster/secrets/${m}`);
+    await host.request('PUT', `/api/v1/namespaces/karmada-cluster/secrets/${m}`, { body: { ...cur, data: secret.data } });
+    await ignoreConflict(
+      host.request('POST', '/apis/cluster.karmada.io/v1alpha1/clusters', {
+        body: { apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name: m }, spec: { apiEndpoint: cluster(m).server, syncMode: 'Push', secretRef: { namespace: 'karmada-cluster', name: m } } },
+      }),
+    );
+  }
+}
