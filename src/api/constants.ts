@@ -108,6 +108,11 @@ export const WorkSuspendDispatchingReason = 'SuspendDispatching';
 export const WorkSuspendDispatchingMessage = 'Work dispatching is in a suspended state.';
 
 export const ClusterConditionReady = 'Ready';
+/** Taint keys the cluster controller manages from the Ready condition: False (or none yet) and Unknown. */
+export const TaintClusterNotReady = 'cluster.karmada.io/not-ready';
+export const TaintClusterUnreachable = 'cluster.karmada.io/unreachable';
+export const TaintEffectNoSchedule = 'NoSchedule';
+export const TaintEffectNoExecute = 'NoExecute';
 
 export const BindingScheduled = 'Scheduled';
 export const BindingReasonSuccess = 'Success';
@@ -167,6 +172,7 @@ export const EventReasonEvictWorkloadFromClusterSucceed = 'EvictWorkloadFromClus
 export const EventReasonEvictWorkloadFromClusterFailed = 'EvictWorkloadFromClusterFailed';
 export const EventReasonScheduleBindingSucceed = 'ScheduleBindingSucceed';
 export const EventReasonScheduleBindingFailed = 'ScheduleBindingFailed';
+export const EventReasonTaintClusterSucceed = 'TaintClusterSucceed';
 /** karmada-lite (spec README point 8): a preserved object was already gone when its Work was deleted. */
 export const EventReasonPreserveSkippedMissing = 'PreserveResourceSkipped';
 /** karmada-lite (spec README point 1): failover of a cluster waits because dispatching to it is suspended. */
@@ -188,6 +194,7 @@ export const CRBGracefulEvictionControllerName = 'cluster-resource-binding-grace
 export const ResourceDetectorName = 'resource-detector';
 export const SchedulerName = 'default-scheduler';
 export const DependenciesDistributorName = 'dependencies-distributor';
+export const ClusterControllerName = 'cluster-controller';
 
 // ---------------------------------------------------------------------------------------------
 // Defaults
@@ -198,6 +205,8 @@ export const DefaultGracePeriodSeconds = 600;
 export const DefaultBlockPredecessorSeconds = 600;
 /** `--graceful-eviction-timeout` default. */
 export const DefaultGracefulEvictionTimeoutSeconds = 600;
+/** `--cluster-failure-threshold` default: how long Ready may be False/Unknown before the NoExecute taint. */
+export const DefaultClusterFailureThresholdSeconds = 30;
 /** How often a binding waiting for a `Directly` eviction's Work to disappear is looked at again. */
 export const DirectlyPurgeRequeueSeconds = 5;
 

@@ -1,18 +1,29 @@
 /**
- * Cluster removal: a Cluster being deleted takes its execution namespace's Works with it (the member
- * objects are left alone once the cluster is not ready), then its finalizer goes.
+ * The cluster controller: for a live Cluster, its not-ready/unreachable taints follow the Ready
+ * condition (taint.ts: NoSchedule at once, NoExecute after the failure threshold); a Cluster being
+ * deleted takes its execution namespace's Works with it (the member objects are left alone once the
+ * cluster is not ready), then its finalizer goes.
  */
-import { ClusterControllerFinalizer, generateExecutionSpaceName } from '../api/constants.js';
+import {
+  ClusterControllerFinalizer,
+  ClusterControllerName,
+  DefaultClusterFailureThresholdSeconds,
+  EventReasonTaintClusterSucceed,
+  generateExecutionSpaceName,
+} from '../api/constants.js';
 import { WORK } from './kinds.js';
-import { withMeta, isTerminating, parseRefKey, refOf, removeFinalizer } from './object.js';
+import { withMeta, withMetaAndSpec, isTerminating, parseRefKey, refOf, removeFinalizer, type KObject } from './object.js';
 import { emptyResult, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
+import { describeTaint, desiredClusterTaints } from './taint.js';
 
 export const CLUSTER_CONTROLLER = 'cluster';
 
 export function reconcileCluster(ctx: ReconcileContext, key: string): ReconcileResult {
   const ref = parseRefKey(key);
   const c = ctx.reader.get(ref, undefined, ref.name);
-  if (!c || !isTerminating(c) || !c.metadata.finalizers?.includes(ClusterControllerFinalizer)) return emptyResult();
+  if (!c) return emptyResult();
+  if (!isTerminating(c)) return reconcileTaints(ctx, c);
+  if (!c.metadata.finalizers?.includes(ClusterControllerFinalizer)) return emptyResult();
   const works = ctx.reader.list(WORK, { namespace: generateExecutionSpaceName(ref.name) });
   const writes: Write[] = works.filter((w) => !isTerminating(w)).map((w) => ({ op: 'delete' as const, ref: refOf(w) }));
   if (works.length === 0) {
@@ -21,4 +32,23 @@ export function reconcileCluster(ctx: ReconcileContext, key: string): ReconcileR
     writes.push({ op: 'update', object: done });
   }
   return { writes, events: [] };
+}
+
+function reconcileTaints(ctx: ReconcileContext, c: KObject): ReconcileResult {
+  const threshold = ctx.options.clusterFailureThresholdSeconds ?? DefaultClusterFailureThresholdSeconds;
+  const d = desiredClusterTaints(c, ctx.now, threshold);
+  const requeueAfterSeconds = d.requeueAfterSeconds === undefined ? undefined : Math.max(1, Math.ceil(d.requeueAfterSeconds));
+  const stamped = d.taints.some((t, i) => t !== ((c.spec?.taints ?? []) as unknown[])[i]);
+  if (!d.added.length && !d.removed.length && !stamped) return { ...emptyResult(), requeueAfterSeconds };
+  const next = withMetaAndSpec(c);
+  if (d.taints.length) next.spec.taints = d.taints;
+  else delete next.spec.taints;
+  const parts = [
+    ...(d.added.length ? [`added ${d.added.map(describeTaint).join(', ')}`] : []),
+    ...(d.removed.length ? [`removed ${d.removed.map(describeTaint).join(', ')}`] : []),
+  ];
+  const events = parts.length
+    ? [{ involvedObject: refOf(c), type: 'Normal' as const, reason: EventReasonTaintClusterSucceed, message: `Taints of cluster ${c.metadata.name} changed: ${parts.join('; ')}.`, source: ClusterControllerName }]
+    : [];
+  return { writes: [{ op: 'update', object: next, then: () => ({ writes: [], events }) }], events: [], requeueAfterSeconds };
 }

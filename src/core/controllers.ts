@@ -4,6 +4,7 @@
  * ignored, member events mapped to Works through their annotations).
  */
 import {
+  AppliedPlacementAnnotation,
   ClusterConditionReady,
   ClusterResourceBindingAnnotation,
   generateExecutionSpaceName,
@@ -11,6 +12,7 @@ import {
   ManagedLabelValue,
   ResourceBindingNameAnnotation,
   ResourceBindingNamespaceAnnotation,
+  TaintEffectNoExecute,
   WorkApplied,
   WorkNameAnnotation,
   WorkNamespaceAnnotation,
@@ -29,6 +31,8 @@ import { POLICY, reconcilePolicy } from './policy.js';
 import type { ControllerSpec, ObjectChange, ObjectReader } from './ports.js';
 import { SCHEDULER, reconcileSchedule } from './scheduling.js';
 import { BINDING_STATUS, reconcileBindingStatus, reconcileWorkStatus, WORK_STATUS } from './status.js';
+import { clusterFailoverEnabled, reconcileTaintManager, TAINT_MANAGER } from './taint-manager.js';
+import { taintsOf } from './taint.js';
 
 const key = (o: KObject) => `${o.apiVersion}|${o.kind}|${o.metadata.namespace ?? ''}|${o.metadata.name}`;
 
@@ -102,6 +106,24 @@ function workKeyOfMember(o: KObject): string | undefined {
 function clusterReadyChanged(c: ObjectChange): boolean {
   const ready = (o: KObject | undefined) => findCondition(o?.status?.conditions as Condition[] | undefined, ClusterConditionReady)?.status;
   return c.type !== 'MODIFIED' || ready(c.old) !== ready(c.object) || !!c.object.metadata.deletionTimestamp !== !!c.old?.metadata.deletionTimestamp;
+}
+
+/** The cluster controller's inputs: the Ready condition (status and since when) and the taints. */
+function readyOrTaintsChanged(c: ObjectChange): boolean {
+  if (c.type !== 'MODIFIED' || !c.old) return true;
+  const ready = (o: KObject) => findCondition(o.status?.conditions as Condition[] | undefined, ClusterConditionReady);
+  const a = ready(c.old);
+  const b = ready(c.object);
+  return a?.status !== b?.status || a?.lastTransitionTime !== b?.lastTransitionTime || !deepEqual(c.old.spec?.taints, c.object.spec?.taints);
+}
+
+const noExecuteTaints = (o: KObject | undefined) => (o ? taintsOf(o).filter((t) => t.effect === TaintEffectNoExecute) : []);
+
+/** Bindings with cluster failover scheduled to this cluster: the taint manager's keys when its NoExecute taints change. */
+function failoverBindingsOn(reader: ObjectReader, cluster: string): string[] {
+  return [...reader.list(RB), ...reader.list(CRB)]
+    .filter((b) => clusterFailoverEnabled(b) && ((b.spec?.clusters ?? []) as Array<{ name: string }>).some((t) => t.name === cluster))
+    .map(key);
 }
 
 function worksOfCluster(reader: ObjectReader, cluster: string): string[] {
@@ -255,6 +277,25 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
       },
     },
     {
+      name: TAINT_MANAGER,
+      watches: (t, cluster) => cluster === undefined && (isBinding(t) || is(t, CLUSTER)),
+      reconcile: reconcileTaintManager,
+      keysFor(c, reader) {
+        if (c.cluster !== undefined || c.type === 'DELETED') return [];
+        if (isBinding(c.object)) {
+          if (!clusterFailoverEnabled(c.object)) return [];
+          if (c.type === 'MODIFIED' && c.old && !generationChanged(c) && c.old.metadata.annotations?.[AppliedPlacementAnnotation] === c.object.metadata.annotations?.[AppliedPlacementAnnotation]) return [];
+          return [key(c.object)];
+        }
+        if (is(c.object, CLUSTER)) {
+          const now = noExecuteTaints(c.object);
+          if (c.type === 'ADDED' ? now.length === 0 : deepEqual(noExecuteTaints(c.old), now)) return [];
+          return failoverBindingsOn(reader, c.object.metadata.name!);
+        }
+        return [];
+      },
+    },
+    {
       name: EVICTION,
       watches: (t, cluster) => cluster === undefined && isBinding(t),
       reconcile: reconcileGracefulEviction,
@@ -271,7 +312,7 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
       reconcile: reconcileCluster,
       keysFor(c) {
         if (c.cluster !== undefined) return [];
-        if (is(c.object, CLUSTER) && c.type !== 'DELETED' && c.object.metadata.deletionTimestamp) return [key(c.object)];
+        if (is(c.object, CLUSTER) && c.type !== 'DELETED') return c.object.metadata.deletionTimestamp || readyOrTaintsChanged(c) ? [key(c.object)] : [];
         if (is(c.object, WORK) && c.type === 'DELETED') {
           const ns = c.object.metadata.namespace ?? '';
           if (ns.startsWith('karmada-es-')) return [refKey({ apiVersion: CLUSTER.apiVersion, kind: CLUSTER.kind, name: ns.slice('karmada-es-'.length) })];
@@ -282,4 +323,4 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
   ];
 }
 
-export { BINDING, BINDING_STATUS, CLUSTER_CONTROLLER, DEPENDENCIES, DETECTOR, EVICTION, EXECUTION, FAILOVER, POLICY, SCHEDULER, WORK_STATUS };
+export { BINDING, BINDING_STATUS, CLUSTER_CONTROLLER, DEPENDENCIES, DETECTOR, EVICTION, EXECUTION, FAILOVER, POLICY, SCHEDULER, TAINT_MANAGER, WORK_STATUS };

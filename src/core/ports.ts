@@ -162,6 +162,11 @@ export interface CoreOptions {
   gracefulEvictionTimeoutSeconds: number;
   /** `--skipped-propagating-namespaces`, anchored. */
   skippedPropagatingNamespaces: readonly RegExp[];
+  /**
+   * `--cluster-failure-threshold`, seconds: how long a Cluster's Ready condition may be False/Unknown
+   * before it gets the NoExecute taint. Default 30 (DefaultClusterFailureThresholdSeconds).
+   */
+  clusterFailureThresholdSeconds?: number;
 }
 
 export interface ReconcileContext {
