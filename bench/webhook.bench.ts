@@ -4,10 +4,15 @@
 //   npx tsx bench/webhook.bench.ts                  # everything, ~1 minute
 //   npx tsx bench/webhook.bench.ts --in-process     # only the in-process part
 //   SECONDS_PER_RUN=10 npx tsx bench/webhook.bench.ts
+//   npx tsx bench/webhook.bench.ts --latency-only   # only the fixed-rate runs (RATE_RUNS=3 repeats them)
 //
-// Throughput over HTTPS uses wrk when it is installed (`apt-get install -y wrk`), and the Node load
-// generator (bench/webhook-load.ts) otherwise; the fixed-rate latency run always uses the Node generator,
-// since wrk has no fixed-rate mode. Results are printed as a table and as one JSON line at the end.
+// Throughput over HTTPS uses wrk when it is installed (`apt-get install -y wrk`) and the Node load
+// generator (bench/webhook-load.ts). The fixed-rate latency run uses the Node generator (open loop, from due
+// and from send time); wrk, which has no fixed-rate mode, cross-checks it with each connection pacing itself
+// (a closed loop with a pause, latency from send time). Beside every fixed-rate run the server's own view is
+// printed from its /metrics: the time inside the server per review, its garbage-collection pauses and its
+// event-loop delay, so that a tail can be placed in the server, in the generator, or in neither (waiting
+// for a core). Results are printed as a table and as one JSON line at the end.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -21,6 +26,8 @@ import { makePki } from '../test/webhook/certs.js';
 const root = join(import.meta.dirname, '..');
 const secondsPerRun = Number(process.env.SECONDS_PER_RUN ?? 5);
 const inProcessOnly = process.argv.includes('--in-process');
+const latencyOnly = process.argv.includes('--latency-only');
+const rateRuns = Number(process.env.RATE_RUNS ?? 1);
 
 /** A policy as users write them: several selectors, affinity groups with overflow, spread, division, failover. */
 const policy = {
@@ -126,14 +133,65 @@ function freePort(): Promise<number> {
 }
 
 function get(url: string, ca: Buffer): Promise<number> {
+  return fetchText(url, ca).then((r) => r.status);
+}
+
+function fetchText(url: string, ca: Buffer): Promise<{ status: number; text: string }> {
   return new Promise((resolve) => {
     const r = request(url, { ca }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
     });
-    r.on('error', () => resolve(0));
+    r.on('error', () => resolve({ status: 0, text: '' }));
     r.end();
   });
+}
+
+interface ServerView {
+  /** Cumulative count of reviews at or below each bucket bound (seconds). */
+  buckets: [number, number][];
+  gcSeconds: number;
+  gcCount: number;
+  eventLoopLagP99Ms: number;
+  eventLoopLagMaxMs: number;
+}
+
+/** The server's own figures from its /metrics (the event-loop delay figures cover the time since the last scrape). */
+async function serverView(base: string, ca: Buffer): Promise<ServerView> {
+  const { text } = await fetchText(`${base}/metrics`, ca);
+  const buckets: [number, number][] = [];
+  let gcSeconds = 0;
+  let gcCount = 0;
+  for (const m of text.matchAll(/^karmada_lite_webhook_request_duration_seconds_bucket\{le="([^"]+)"\} (\S+)$/gm)) buckets.push([m[1] === '+Inf' ? Infinity : Number(m[1]), Number(m[2])]);
+  for (const m of text.matchAll(/^nodejs_gc_duration_seconds_sum\{[^}]*\} (\S+)$/gm)) gcSeconds += Number(m[1]);
+  for (const m of text.matchAll(/^nodejs_gc_duration_seconds_count\{[^}]*\} (\S+)$/gm)) gcCount += Number(m[1]);
+  const gauge = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) * 1000;
+  return { buckets, gcSeconds, gcCount, eventLoopLagP99Ms: gauge('nodejs_eventloop_lag_p99_seconds'), eventLoopLagMaxMs: gauge('nodejs_eventloop_lag_max_seconds') };
+}
+
+/** Server-side percentiles of the reviews between two scrapes, as the upper bound of their histogram bucket. */
+function serverLatency(before: ServerView, after: ServerView) {
+  const counts = after.buckets.map(([le, c], i) => [le, c - (before.buckets[i]?.[1] ?? 0)] as [number, number]);
+  const total = counts[counts.length - 1]?.[1] ?? 0;
+  const atMost = (p: number) => {
+    const found = counts.find(([, c]) => c >= (p / 100) * total);
+    return found ? (found[0] === Infinity ? 'inf' : `≤ ${+(found[0] * 1000).toFixed(2)}`) : 'n/a';
+  };
+  const within5ms = counts.find(([le]) => Math.abs(le - 0.005) < 1e-9)?.[1] ?? NaN;
+  return {
+    reviews: total,
+    p50Ms: atMost(50),
+    p90Ms: atMost(90),
+    p99Ms: atMost(99),
+    p999Ms: atMost(99.9),
+    shareWithin5ms: total ? Math.round((within5ms / total) * 10000) / 100 : NaN,
+    gcPauses: after.gcCount - before.gcCount,
+    gcMs: Math.round((after.gcSeconds - before.gcSeconds) * 1e4) / 10,
+    eventLoopLagP99Ms: Math.round(after.eventLoopLagP99Ms * 10) / 10,
+    eventLoopLagMaxMs: Math.round(after.eventLoopLagMaxMs * 10) / 10,
+  };
 }
 
 /**
@@ -145,12 +203,21 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/** Load average and CPU pressure ("some": share of time at least one runnable task waited for a core). */
 function loadAverage(): string {
-  return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  let pressure = '';
+  try {
+    const some = /^some avg10=(\S+) avg60=(\S+)/m.exec(readFileSync('/proc/pressure/cpu', 'utf8'));
+    if (some) pressure = `, cpu pressure some avg10 ${some[1]}% avg60 ${some[2]}%`;
+  } catch {
+    // no PSI on this kernel
+  }
+  return load + pressure;
 }
 
 function runJson(args: string[]): Record<string, any> {
-  const r = spawnSync('taskset', ['-c', '1', process.execPath, '--import', 'tsx', join(root, 'bench/webhook-load.ts'), ...args], { cwd: root, encoding: 'utf8' });
+  const r = spawnSync('taskset', ['-c', '1', process.execPath, '--expose-gc', '--import', 'tsx', join(root, 'bench/webhook-load.ts'), ...args], { cwd: root, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`load generator failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, any>;
 }
@@ -164,6 +231,33 @@ function wrkThroughput(url: string, bodyFile: string, dir: string, connections: 
   const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(r.stdout);
   if (non2xx) throw new Error(`wrk saw ${non2xx[1]} failed responses:\n${r.stdout}`);
   return m ? Math.round(Number(m[1])) : undefined;
+}
+
+/**
+ * wrk cannot hold a fixed rate, but each connection can pause 10 ms after every answer: 10 connections then
+ * send about 1,000 reviews/s, each measured by wrk (in C, from send time). A cross-check of the Node
+ * generator's from-send figures with a client that has no garbage collector and no JavaScript event loop.
+ */
+function wrkPaced(url: string, bodyFile: string, dir: string): Record<string, number> | undefined {
+  if (spawnSync('wrk', ['--version']).error) return undefined;
+  const script = join(dir, 'paced.lua');
+  writeFileSync(script, `local f = io.open("${bodyFile}", "rb")\nwrk.method = "POST"\nwrk.body = f:read("*a")\nf:close()\nwrk.headers["Content-Type"] = "application/json"\nfunction delay() return 10 end\n`);
+  const secs = Math.max(secondsPerRun, 10);
+  const r = spawnSync('taskset', ['-c', '1', 'wrk', '-t1', '-c10', `-d${secs}s`, '--latency', '-s', script, url], { encoding: 'utf8' });
+  const ms = (label: string) => {
+    const m = new RegExp(`^\\s+${label}%\\s+([\\d.]+)(us|ms|s)$`, 'm').exec(r.stdout);
+    if (!m) return NaN;
+    return Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1);
+  };
+  const rate = /Requests\/sec:\s+([\d.]+)/.exec(r.stdout);
+  const max = /Latency\s+\S+\s+\S+\s+([\d.]+)(us|ms|s)/.exec(r.stdout);
+  return {
+    perSecond: rate ? Math.round(Number(rate[1])) : NaN,
+    p50: ms('50'),
+    p90: ms('90'),
+    p99: ms('99'),
+    max: max ? Number(max[1]) * (max[2] === 'us' ? 0.001 : max[2] === 's' ? 1000 : 1) : NaN,
+  };
 }
 
 async function overHttps(): Promise<Record<string, unknown>> {
@@ -189,33 +283,56 @@ async function overHttps(): Promise<Record<string, unknown>> {
     console.log(`\nover HTTPS on loopback (server pinned to core 0, load generator to core 1, ${secondsPerRun} s each):`);
     console.log(`  load average before: ${loadAverage()} (other work on the machine inflates wall-clock figures)`);
     const pid = server.pid!;
+    const out: Record<string, unknown> = {};
     let cpu = cpuSeconds(pid);
-    const wrk = wrkThroughput(url, bodyFile, dir, 16);
-    let wrkCpuUs: number | undefined;
-    if (wrk !== undefined) {
-      wrkCpuUs = Math.round(((cpuSeconds(pid) - cpu) / (wrk * secondsPerRun)) * 1e6);
-      console.log(`  ${'throughput, wrk -c16 (keep-alive)'.padEnd(58)} ${wrk.toLocaleString('en-US').padStart(9)} /s  (server CPU ${wrkCpuUs} µs/review)`);
+    if (!latencyOnly) {
+      const wrk = wrkThroughput(url, bodyFile, dir, 16);
+      if (wrk !== undefined) {
+        const wrkCpuUs = Math.round(((cpuSeconds(pid) - cpu) / (wrk * secondsPerRun)) * 1e6);
+        console.log(`  ${'throughput, wrk -c16 (keep-alive)'.padEnd(58)} ${wrk.toLocaleString('en-US').padStart(9)} /s  (server CPU ${wrkCpuUs} µs/review)`);
+        Object.assign(out, { wrkPerSecond: wrk, wrkServerCpuUsPerReview: wrkCpuUs });
+      }
+      cpu = cpuSeconds(pid);
+      const node = runJson(['closed', url, pki.caFile, bodyFile, '16', String(secondsPerRun)]);
+      const nodeCpuUs = Math.round(((cpuSeconds(pid) - cpu) / node.requests) * 1e6);
+      console.log(`  ${'throughput, Node generator, 16 connections'.padEnd(58)} ${Number(node.perSecond).toLocaleString('en-US').padStart(9)} /s  (server CPU ${nodeCpuUs} µs/review, ${node.errors} errors)`);
+      Object.assign(out, { nodePerSecond: node.perSecond, nodeServerCpuUsPerReview: nodeCpuUs });
     }
-    cpu = cpuSeconds(pid);
-    const node = runJson(['closed', url, pki.caFile, bodyFile, '16', String(secondsPerRun)]);
-    const nodeCpuUs = Math.round(((cpuSeconds(pid) - cpu) / node.requests) * 1e6);
-    console.log(`  ${'throughput, Node generator, 16 connections'.padEnd(58)} ${Number(node.perSecond).toLocaleString('en-US').padStart(9)} /s  (server CPU ${nodeCpuUs} µs/review, ${node.errors} errors)`);
-    cpu = cpuSeconds(pid);
-    const fixed = runJson(['rate', url, pki.caFile, bodyFile, '1000', String(Math.max(secondsPerRun, 10))]);
-    const fixedCpu = cpuSeconds(pid) - cpu;
-    const d = fixed.latencyMsFromDue;
-    const s = fixed.latencyMsFromSend;
-    console.log(`  fixed 1,000/s for ${fixed.seconds} s: ${fixed.requests} reviews, ${fixed.errors} errors, achieved ${fixed.achievedPerSecond}/s, server busy ${Math.round((fixedCpu / fixed.seconds) * 100)}% of a core`);
-    console.log(`    latency from due time:  p50 ${d.p50} ms  p90 ${d.p90} ms  p99 ${d.p99} ms  max ${d.max} ms`);
-    console.log(`    latency from send time: p50 ${s.p50} ms  p90 ${s.p90} ms  p99 ${s.p99} ms  max ${s.max} ms`);
+    const fixedRuns: Record<string, unknown>[] = [];
+    for (let run = 0; run < rateRuns; run++) {
+      const loadBefore = loadAverage();
+      const viewBefore = await serverView(base, pki.ca);
+      cpu = cpuSeconds(pid);
+      const fixed = runJson(['rate', url, pki.caFile, bodyFile, '1000', String(Math.max(secondsPerRun, 10)), '16']);
+      const fixedCpu = cpuSeconds(pid) - cpu;
+      const inServer = serverLatency(viewBefore, await serverView(base, pki.ca));
+      const loadAfter = loadAverage();
+      const d = fixed.latencyMsFromDue;
+      const s = fixed.latencyMsFromSend;
+      const g = fixed.generator;
+      console.log(`  fixed 1,000/s for ${fixed.seconds} s (load before: ${loadBefore}; after: ${loadAfter})`);
+      console.log(`    ${fixed.requests} reviews, ${fixed.errors} errors, achieved ${fixed.achievedPerSecond}/s, server busy ${Math.round((fixedCpu / fixed.seconds) * 100)}% of a core, ${fixed.reconnects} reconnects, backlog max ${fixed.maxBacklog}`);
+      console.log(`    client, from due time:  p50 ${d.p50} ms  p90 ${d.p90} ms  p99 ${d.p99} ms  p99.9 ${d.p999} ms  max ${d.max} ms`);
+      console.log(`    client, from send time: p50 ${s.p50} ms  p90 ${s.p90} ms  p99 ${s.p99} ms  p99.9 ${s.p999} ms  max ${s.max} ms`);
+      console.log(`    inside the server:      p50 ${inServer.p50Ms} ms  p90 ${inServer.p90Ms} ms  p99 ${inServer.p99Ms} ms  p99.9 ${inServer.p999Ms} ms  (${inServer.shareWithin5ms}% within 5 ms)`);
+      console.log(`    server stalls: ${inServer.gcPauses} GC pauses, ${inServer.gcMs} ms in all; event-loop delay p99 ${inServer.eventLoopLagP99Ms} ms, max ${inServer.eventLoopLagMaxMs} ms`);
+      console.log(`    generator stalls: ${g.gc.count} GC pauses, ${g.gc.totalMs} ms in all (max ${g.gc.maxMs}); event-loop delay p99 ${g.eventLoopDelayMs.p99} ms, max ${g.eventLoopDelayMs.max} ms; pacer woke >1.5 ms late ${fixed.pacer.wakesLaterThan1_5ms} times (max ${fixed.pacer.maxWakeLateMs} ms)`);
+      fixedRuns.push({ ...fixed, serverCoreShare: fixedCpu / fixed.seconds, inServer, loadBefore, loadAfter });
+    }
+    out.fixedRate = fixedRuns;
+    const paced = wrkPaced(url, bodyFile, dir);
+    if (paced) {
+      console.log(`  wrk, 10 connections each pausing 10 ms (${paced.perSecond}/s), from send time: p50 ${paced.p50} ms  p90 ${paced.p90} ms  p99 ${paced.p99} ms  max ${paced.max} ms`);
+      out.wrkPaced = paced;
+    }
     console.log(`  load average after: ${loadAverage()}`);
-    return { wrkPerSecond: wrk, wrkServerCpuUsPerReview: wrkCpuUs, nodePerSecond: node.perSecond, nodeServerCpuUsPerReview: nodeCpuUs, fixedRate: { ...fixed, serverCoreShare: fixedCpu / fixed.seconds } };
+    return out;
   } finally {
     server.kill('SIGTERM');
     closeSync(log);
   }
 }
 
-const results: Record<string, unknown> = { secondsPerRun, node: process.version, inProcess: await inProcess() };
+const results: Record<string, unknown> = { secondsPerRun, node: process.version, ...(latencyOnly ? {} : { inProcess: await inProcess() }) };
 if (!inProcessOnly) results.https = await overHttps();
 console.log('\n' + JSON.stringify(results));

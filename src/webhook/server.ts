@@ -8,7 +8,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createSecureContext, type SecureVersion } from 'node:tls';
 import { X509Certificate } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { createLogger, type Logger } from '../runtime/log.js';
+import { WebhookMetrics } from './metrics.js';
 import { MAX_BODY_BYTES, review, type ReviewContext } from './review.js';
 
 export interface WebhookServerOptions {
@@ -22,10 +24,20 @@ export interface WebhookServerOptions {
   minTlsVersion?: SecureVersion;
   logger?: Logger;
   review?: ReviewContext;
+  /** Defaults to a registry of its own with the process metrics (GC pauses, event-loop delay). */
+  metrics?: WebhookMetrics;
 }
 
 /** Past this much body the connection is dropped instead of drained: nobody legitimate sends it. */
 const DRAIN_LIMIT_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Idle kept-alive connections stay open longer than the kube-apiserver's client keeps them (Go's
+ * http.Transport IdleConnTimeout, 90 s), so that the client is the one to close them. Node's default of
+ * 5 s made every connection idle for 5 s cost a new TLS handshake on the next review, and a close racing
+ * a new request fails that admission call, which failurePolicy Fail turns into a refused write.
+ */
+const KEEP_ALIVE_TIMEOUT_MS = 120_000;
 
 interface TlsMaterial {
   cert: Buffer;
@@ -39,9 +51,11 @@ export class WebhookServer {
   private lastAttempt?: TlsMaterial;
   private stopping = false;
   readonly log: Logger;
+  readonly metrics: WebhookMetrics;
 
   constructor(private readonly opts: WebhookServerOptions) {
     this.log = opts.logger ?? createLogger();
+    this.metrics = opts.metrics ?? new WebhookMetrics({ processMetrics: true });
   }
 
   private readMaterial(): TlsMaterial {
@@ -82,6 +96,7 @@ export class WebhookServer {
     // A client that stops sending mid-body must not hold a connection forever.
     server.requestTimeout = 30_000;
     server.headersTimeout = 10_000;
+    server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     server.on('tlsClientError', (err) => this.log.debug('TLS handshake failed', { err }));
     // Reviews are small request/response pairs on kept-alive connections: Nagle's algorithm only adds delay.
     server.on('secureConnection', (socket) => socket.setNoDelay(true));
@@ -144,7 +159,14 @@ export class WebhookServer {
     if (path === '/readyz' || path === '/readyz/') {
       return this.stopping || !this.material ? sendText(res, 503, 'shutting down') : sendText(res, 200, 'ok');
     }
-    const started = process.hrtime.bigint();
+    if (path === '/metrics') {
+      this.metrics.registry.metrics().then(
+        (text) => sendText(res, 200, text, this.metrics.registry.contentType),
+        (err: Error) => sendText(res, 500, `cannot collect metrics: ${err.message}\n`),
+      );
+      return;
+    }
+    const started = performance.now();
     const chunks: Buffer[] = [];
     let size = 0;
     let tooLarge = false;
@@ -177,7 +199,7 @@ export class WebhookServer {
     req.on('error', (err) => this.log.debug('request stream failed', { err }));
   }
 
-  private async answer(path: string, req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, tooLarge: boolean, started: bigint): Promise<void> {
+  private async answer(path: string, req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, tooLarge: boolean, started: number): Promise<void> {
     let outcome;
     try {
       outcome = await review({ path, contentType: req.headers['content-type'], body, tooLarge }, this.opts.review);
@@ -186,12 +208,13 @@ export class WebhookServer {
       outcome = { body: { response: { uid: '', allowed: false, status: { metadata: {}, message: `internal error: ${(e as Error).message}`, code: 500 } } }, verdict: 'errored', code: 500 };
     }
     const payload = JSON.stringify(outcome.body);
+    this.metrics.requests.inc({ path, verdict: outcome.verdict });
     if (!res.destroyed) {
       res.writeHead(outcome.code === 404 && outcome.verdict === 'malformed' ? 404 : 200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) });
-      res.end(payload);
+      res.end(payload, () => this.metrics.duration.observe((performance.now() - started) / 1000));
     }
     if (this.log.enabled('info')) {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const ms = performance.now() - started;
       const o = outcome as Awaited<ReturnType<typeof review>>;
       this.log.info('admission', {
         uid: o.uid,
@@ -209,7 +232,7 @@ export class WebhookServer {
   }
 }
 
-function sendText(res: ServerResponse, code: number, text: string): void {
-  res.writeHead(code, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+function sendText(res: ServerResponse, code: number, text: string, contentType = 'text/plain; charset=utf-8'): void {
+  res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
 }

@@ -175,6 +175,50 @@ describe('webhook server', () => {
     expect(logLines.some((l) => l.msg === 'reloaded TLS certificate' && String(l.subject).includes('second'))).toBe(true);
   });
 
+  it('serves /metrics: requests per verdict and one duration observation per review', async () => {
+    const metric = (text: string, name: string) => Number(new RegExp(`^${name.replace(/[{}+]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+    const count = 'karmada_lite_webhook_request_duration_seconds_count';
+    const denied = 'karmada_lite_webhook_requests_total{path="/validate-propagationpolicy",verdict="denied"}';
+    const before = (await send('/metrics', undefined, { method: 'GET' })).text;
+    const conflict = review({ uid: 'm', operation: 'CREATE', namespace: 'default', object: pp({ resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default' }], suspension: { dispatching: true, dispatchingOnClusters: { clusterNames: ['m2'] } } }) });
+    for (let i = 0; i < 3; i++) expect((await send('/validate-propagationpolicy', conflict)).json.response.allowed).toBe(false);
+    await send('/validate-propagationpolicy', '{');
+    const after = await send('/metrics', undefined, { method: 'GET' });
+    expect(after.status).toBe(200);
+    expect(metric(after.text, denied) - metric(before, denied)).toBe(3);
+    expect(metric(after.text, count) - metric(before, count)).toBe(4);
+    // the +Inf bucket holds every observation; the process metrics that explain stalls are there too
+    expect(metric(after.text, 'karmada_lite_webhook_request_duration_seconds_bucket{le="+Inf"}')).toBe(metric(after.text, count));
+    expect(after.text).toMatch(/^nodejs_eventloop_lag_p99_seconds /m);
+    expect(after.text).toMatch(/^# TYPE nodejs_gc_duration_seconds histogram$/m);
+  });
+
+  it('keeps an idle connection open past Node.js\'s default keep-alive timeout (5 s, closed at about 6 s)', async () => {
+    // The kube-apiserver keeps idle webhook connections for 90 s; closing them sooner costs a TLS
+    // handshake per idle spell and can race a request the client has just sent on the closed connection.
+    const body = review({ uid: 'k', operation: 'CREATE', namespace: 'default', object: pp({ resourceSelectors: [{ apiVersion: 'v1', kind: 'Pod', namespace: 'default' }] }) });
+    const raw = `POST /validate-propagationpolicy HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const socket = connect({ host: '127.0.0.1', port, ca: pki.ca });
+    let received = '';
+    let closed = false;
+    socket.on('data', (c: Buffer) => (received += c.toString()));
+    socket.on('close', () => (closed = true));
+    const answers = () => received.split('HTTP/1.1 200 OK').length - 1;
+    const waitFor = async (n: number) => {
+      for (let i = 0; i < 200 && answers() < n && !closed; i++) await new Promise((r) => setTimeout(r, 25));
+    };
+    await new Promise<void>((resolve) => socket.once('secureConnect', () => resolve()));
+    socket.write(raw);
+    await waitFor(1);
+    expect(answers()).toBe(1);
+    await new Promise((r) => setTimeout(r, 7_000));
+    expect(closed).toBe(false);
+    socket.write(raw);
+    await waitFor(2);
+    expect(answers()).toBe(2);
+    socket.destroy();
+  });
+
   it('refuses TLS below 1.3 by default', async () => {
     const err = await new Promise<Error | undefined>((resolve) => {
       const s = connect({ host: '127.0.0.1', port, ca: pki.ca, maxVersion: 'TLSv1.2' }, () => {
