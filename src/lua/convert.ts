@@ -19,6 +19,9 @@ const lua: typeof fengariModule.lua = fengariModule.lua;
 const pushString: typeof fengariModule.pushString = fengariModule.pushString;
 const to_jsstring: typeof fengariModule.to_jsstring = fengariModule.to_jsstring;
 const toJsString: typeof fengariModule.toJsString = fengariModule.toJsString;
+const jsStringOf: typeof fengariModule.jsStringOf = fengariModule.jsStringOf;
+const luaStringObject: typeof fengariModule.luaStringObject = fengariModule.luaStringObject;
+const hasOwn = Object.prototype.hasOwnProperty;
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Any = any;
@@ -62,6 +65,7 @@ const perStateMeta = new WeakMap<object, number>();
 
 /** Installs the metatable that lazy object tables share; called once per Lua state. */
 export function installLazyMeta(L: LuaState): void {
+  fengariModule.setIndexShortcut(lazyIndex, lazyScalarRead);
   lua.lua_createtable(L, 0, 2);
   pushString(L, '__index');
   lua.lua_pushcfunction(L, lazyIndex);
@@ -127,6 +131,40 @@ function lazyIndex(L: LuaState): number {
   lua.lua_pushvalue(L, -2);
   lua.lua_rawset(L, 1);
   return 1;
+}
+
+/**
+ * lazyIndex's answer for a scalar field (or a deleted one), given straight into the result slot: most
+ * reads are of counters and names, and a Lua call frame per read cost more than the read. Anything
+ * else (objects, non-string keys) goes through lazyIndex itself.
+ */
+function lazyScalarRead(L: LuaState, t: Any, key: Any, res: Any): boolean {
+  if (!t.ttistable() || !key.ttisstring()) return false;
+  const info = lazyTables.get(t.value);
+  if (info === undefined || info.full) return false;
+  const k = jsStringOf(key.value);
+  if (info.seen !== null && info.seen.has(k)) {
+    res.setnilvalue();
+    return true;
+  }
+  if (!hasOwn.call(info.obj, k)) {
+    res.setnilvalue();
+    return true;
+  }
+  const v = info.obj[k];
+  switch (typeof v) {
+    case 'number':
+      res.setfltvalue(v);
+      return true;
+    case 'string':
+      res.setsvalue(luaStringObject(L, v));
+      return true;
+    case 'boolean':
+      res.setbvalue(v);
+      return true;
+    default:
+      return false;
+  }
 }
 
 /** Copies every not-yet-read field into the table, so raw iteration (`next`, `pairs`) sees them all. */
@@ -304,11 +342,8 @@ export function luaToJs(L: LuaState, idx: number, opts: EncodeOptions = {}): Jso
         return null;
       case lua.LUA_TBOOLEAN:
         return lua.lua_toboolean(L, i);
-      case lua.LUA_TNUMBER: {
-        const n = lua.lua_tonumber(L, i);
-        if (!Number.isFinite(n)) throw new RawEncodeError(`json: unsupported value: ${Number.isNaN(n) ? 'NaN' : n > 0 ? '+Inf' : '-Inf'}`, depth);
-        return n;
-      }
+      case lua.LUA_TNUMBER:
+        return finite(lua.lua_tonumber(L, i), depth);
       case lua.LUA_TSTRING:
         return toJsString(L, i);
       case lua.LUA_TTABLE:
@@ -318,38 +353,58 @@ export function luaToJs(L: LuaState, idx: number, opts: EncodeOptions = {}): Jso
     }
   }
 
+  /**
+   * The value lua_next just pushed (at the top, index `i`), read from its slot: tables and the rare
+   * types go through encode().
+   */
+  function encodeTop(L: LuaState, i: number, depth: number, pos: Pos): JsonValue | undefined {
+    const tv = L.stack[L.top - 1];
+    if (tv.ttisstring()) return jsStringOf(tv.value);
+    if (tv.ttisnumber()) return finite(tv.value, depth);
+    if (tv.ttisboolean()) return tv.value;
+    return encode(L, i, depth, pos);
+  }
+
   /** undefined: an empty table the repair deletes. */
   function encodeTable(L: LuaState, i: number, depth: number, pos: Pos, top: boolean): JsonValue | undefined {
     const t = tableAt(L, i)!;
     if (visited.has(t)) throw new RawEncodeError('cannot encode recursively nested tables to JSON', depth);
     visited.add(t);
     const info = lazyTables.get(t);
-    const strEntries: [string, JsonValue | undefined][] = [];
-    const numKeys: number[] = [];
-    const numVals = new Map<number, JsonValue | undefined>();
+    // String keys go straight into the object (a key both lazy and raw, after rawset, takes the raw
+    // value unless that one is deleted); number keys are kept apart until the shape is known.
+    const obj: { [k: string]: JsonValue } = {};
+    let strCount = 0;
+    let numKeys: number[] | null = null;
+    let numVals: Map<number, JsonValue | undefined> | null = null;
     let invalid = false;
     let firstIsNumber: boolean | null = null;
     if (info && !info.full) {
+      const seen = info.seen;
       for (const k in info.obj) {
         const v = info.obj[k];
-        if (v === null || v === undefined || info.seen?.has(k)) continue;
+        if (v === null || v === undefined || (seen !== null && seen.has(k))) continue;
         if (firstIsNumber === null) firstIsNumber = false;
-        strEntries.push([k, repair ? normalizeRepair(v, step(pos, k)) : normalizeJs(v)]);
+        strCount++;
+        const r = repair ? normalizeRepair(v, step(pos, k)) : normalizeJs(v);
+        if (r !== undefined) obj[k] = r;
       }
     }
     lua.lua_pushnil(L);
     while (lua.lua_next(L, i) !== 0) {
       if (tick && (++count & 0x3ff) === 0) tick();
-      const kt = lua.lua_type(L, -2);
-      if (kt === lua.LUA_TSTRING) {
+      const kv = L.stack[L.top - 2];
+      if (kv.ttisstring()) {
         if (firstIsNumber === null) firstIsNumber = false;
-        const key = toJsString(L, -2);
-        strEntries.push([key, encode(L, lua.lua_gettop(L), depth + 1, repair ? step(pos, key) : NOWHERE)]);
-      } else if (kt === lua.LUA_TNUMBER) {
+        strCount++;
+        const key = jsStringOf(kv.value);
+        const r = encodeTop(L, L.top - L.ci.funcOff - 1, depth + 1, repair ? step(pos, key) : NOWHERE);
+        if (r !== undefined) obj[key] = r;
+      } else if (kv.ttisnumber()) {
         if (firstIsNumber === null) firstIsNumber = true;
-        const k = lua.lua_tonumber(L, -2);
-        numKeys.push(k);
-        numVals.set(k, encode(L, lua.lua_gettop(L), depth + 1, pos));
+        const k: number = kv.value;
+        (numKeys ??= []).push(k);
+        (numVals ??= new Map()).set(k, encodeTop(L, L.top - L.ci.funcOff - 1, depth + 1, pos));
       } else invalid = true;
       lua.lua_settop(L, -2);
     }
@@ -359,21 +414,24 @@ export function luaToJs(L: LuaState, idx: number, opts: EncodeOptions = {}): Jso
     }
     if (invalid) throw new RawEncodeError('cannot encode mixed or invalid key types', depth);
     if (firstIsNumber) {
-      if (strEntries.length > 0) throw new RawEncodeError('cannot encode mixed or invalid key types', depth);
-      numKeys.sort((a, b) => a - b);
+      if (strCount > 0) throw new RawEncodeError('cannot encode mixed or invalid key types', depth);
+      numKeys!.sort((a, b) => a - b);
       const out: JsonValue[] = [];
-      for (let j = 0; j < numKeys.length; j++) {
-        if (numKeys[j] !== j + 1) throw new RawEncodeError('cannot encode sparse array', depth);
-        const v = numVals.get(j + 1);
+      for (let j = 0; j < numKeys!.length; j++) {
+        if (numKeys![j] !== j + 1) throw new RawEncodeError('cannot encode sparse array', depth);
+        const v = numVals!.get(j + 1);
         if (v !== undefined) out.push(v);
       }
       return out;
     }
-    if (numKeys.length > 0) throw new RawEncodeError('cannot encode mixed or invalid key types', depth);
-    const out: { [k: string]: JsonValue } = {};
-    for (const [k, v] of strEntries) if (v !== undefined) out[k] = v;
-    return out;
+    if (numKeys !== null) throw new RawEncodeError('cannot encode mixed or invalid key types', depth);
+    return obj;
   }
+}
+
+function finite(n: number, depth: number): number {
+  if (!Number.isFinite(n)) throw new RawEncodeError(`json: unsupported value: ${Number.isNaN(n) ? 'NaN' : n > 0 ? '+Inf' : '-Inf'}`, depth);
+  return n;
 }
 
 export function luaTypeName(L: LuaState, idx: number): string {

@@ -56,6 +56,18 @@ export function setAccounting(L: LuaState, acc: StateAccounting): void {
 
 let patched = false;
 
+/**
+ * A JS `__index` function whose common answers can be given without a Lua call frame: `read(L, table,
+ * key, result)` (TValues) stores the answer and returns true, or returns false to have the function called as
+ * usual. The answer must be the one the call would give; no Lua code runs in between, so instruction
+ * hooks see no difference.
+ */
+const indexShortcut: { fn: unknown; read: (L: LuaState, t: Any, key: Any, res: Any) => boolean } = { fn: null, read: () => false };
+export function setIndexShortcut(fn: (L: LuaState) => number, read: (L: LuaState, t: Any, key: Any, res: Any) => boolean): void {
+  indexShortcut.fn = fn;
+  indexShortcut.read = read;
+}
+
 /** gopher-lua spells the arithmetic events without underscores: `cannot perform add operation ...`. */
 const EVENT_NAMES: Record<number, string> = {};
 let lastBinEvent = -1;
@@ -336,6 +348,7 @@ export function installPatches(): void {
 
   // Metamethod calls (every lazy field read goes through __index) without the popping `delete`.
   ltm.luaT_callTM = (L: Any, f: Any, p1: Any, p2: Any, p3: Any, hasres: number | boolean) => {
+    if (hasres && f.value === indexShortcut.fn && f.type === CT.LUA_TLCF && indexShortcut.read(L, p1, p2, p3)) return;
     const func = L.top;
     lobject.pushobj2s(L, f);
     lobject.pushobj2s(L, p1);
@@ -413,6 +426,29 @@ export function pushString(L: LuaState, s: string): void {
 }
 
 const JS = '__karmadaLiteJs';
+
+/** The Lua string object for s (shared when short), for code that stores into a TValue directly. */
+export function luaStringObject(L: LuaState, s: string): Any {
+  if (s.length <= INTERN_MAX_LEN) {
+    let ts = internCache.get(s);
+    if (ts === undefined) {
+      ts = lstring.luaS_bless(L, to_luastring(s));
+      if (internCache.size < INTERN_MAX_ENTRIES) internCache.set(s, ts);
+    }
+    return ts;
+  }
+  return lstring.luaS_new(L, to_luastring(s));
+}
+
+/** The JS string of a Lua string object, decoded once and kept on the (immutable) object. */
+export function jsStringOf(ts: Any): string {
+  let s: string | undefined = ts[JS];
+  if (s === undefined) {
+    s = decodeLuaString(ts.realstring);
+    ts[JS] = s;
+  }
+  return s;
+}
 
 /** Reads a Lua string at idx as a JS string, caching the UTF-8 decode on the interned object. */
 export function toJsString(L: LuaState, idx: number): string {

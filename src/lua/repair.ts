@@ -1,61 +1,106 @@
 /**
- * Karmada's empty-table repair (convertEmptySliceToEmptyStructPartly, spec §4), as a trie walk.
+ * Karmada's empty-table repair (convertEmptySliceToEmptyStructPartly, spec §4), walked lazily.
  *
  * Every empty Lua table encodes as `[]`; afterwards each one is turned into `{}` where a reference
  * object has an empty object at the same path, kept as `[]` where a reference has an empty array, and
  * deleted otherwise. Paths are object keys only (array indices ignored). Karmada spells paths as
- * escaped dotted strings; a trie of raw keys per reference object gives the same answers without
- * building a string per field.
+ * escaped dotted strings and collects every path of every reference up front; here a position holds
+ * the reference values found at the result's path and steps into them only where the result goes, so a
+ * call pays for the parts of the references its result shares, not for whole objects (Retain and
+ * ReviseReplica pass whole Deployments as references).
  */
 
+/** Extra empty-object paths (typed-output `emptyObjects`), as a trie of raw keys. */
 export interface TrieNode {
   obj: boolean;
   arr: boolean;
   kids: Map<string, TrieNode> | null;
 }
 
-/** Where a value sits: the trie nodes of every reference that has this path. */
-export type Pos = readonly TrieNode[];
+const hasOwn = Object.prototype.hasOwnProperty;
 
-export const NOWHERE: Pos = [];
+/** Stepping a position with more reference values than this remembers its children (array elements repeat keys). */
+const MEMO_ABOVE = 2;
 
-const newNode = (): TrieNode => ({ obj: false, arr: false, kids: null });
+/**
+ * The reference values at one path: their objects (arrays flattened into their object elements, as
+ * the path ignores indices) and the extra-path trie nodes; `obj`/`arr` say whether any of them is an
+ * empty object/array there.
+ */
+export class PosNode {
+  obj = false;
+  arr = false;
+  readonly vals: object[] = [];
+  tries: TrieNode[] | null = null;
+  private memo: Map<string, Pos> | null = null;
+
+  /** Adds a reference value found at this path (the root's own emptiness does not count). */
+  add(v: object, isRoot: boolean): void {
+    if (Array.isArray(v)) {
+      if (v.length === 0) {
+        if (!isRoot) this.arr = true;
+        return;
+      }
+      // Karmada reads the references' JSON, where a null still makes a list non-empty.
+      for (let i = 0; i < v.length; i++) {
+        const el = v[i];
+        if (el !== null && typeof el === 'object') this.add(el, false);
+      }
+      return;
+    }
+    for (const _ in v) {
+      this.vals.push(v);
+      return;
+    }
+    if (!isRoot) this.obj = true;
+  }
+
+  addTrie(n: TrieNode): void {
+    if (n.obj) this.obj = true;
+    if (n.arr) this.arr = true;
+    if (n.kids !== null) (this.tries ??= []).push(n);
+  }
+
+  step(key: string): Pos {
+    const memo = this.memo;
+    if (memo !== null) {
+      const hit = memo.get(key);
+      if (hit !== undefined) return hit;
+    }
+    let out: PosNode | null = null;
+    const vals = this.vals;
+    for (let i = 0; i < vals.length; i++) {
+      const v = vals[i] as Record<string, unknown>;
+      if (!hasOwn.call(v, key)) continue;
+      const c = v[key];
+      if (c !== null && typeof c === 'object') (out ??= new PosNode()).add(c, false);
+    }
+    const tries = this.tries;
+    if (tries !== null) {
+      for (const n of tries) {
+        const c = n.kids!.get(key);
+        if (c !== undefined) (out ??= new PosNode()).addTrie(c);
+      }
+    }
+    if (out !== null && !out.obj && !out.arr && out.vals.length === 0 && out.tries === null) out = null;
+    if (vals.length > MEMO_ABOVE) (this.memo ??= new Map()).set(key, out);
+    return out;
+  }
+}
+
+/** Where a value sits; null: no reference has this path. */
+export type Pos = PosNode | null;
+
+export const NOWHERE: Pos = null;
 
 function child(node: TrieNode, key: string): TrieNode {
   if (node.kids === null) node.kids = new Map();
   let c = node.kids.get(key);
   if (c === undefined) {
-    c = newNode();
+    c = { obj: false, arr: false, kids: null };
     node.kids.set(key, c);
   }
   return c;
-}
-
-/**
- * The trie of a reference object's empty objects and arrays. Built per call: callers may change an
- * object between calls, so a cache keyed by identity could answer for an object that no longer exists.
- */
-export function trieOf(ref: unknown): TrieNode {
-  const root = newNode();
-  const walk = (v: unknown, node: TrieNode, isRoot: boolean) => {
-    if (Array.isArray(v)) {
-      // Karmada reads the references' JSON, where a null still makes a list or map non-empty.
-      for (const el of v) if (el !== null && typeof el === 'object') walk(el, node, false);
-      if (v.length === 0 && !isRoot) node.arr = true;
-      return;
-    }
-    if (v !== null && typeof v === 'object') {
-      let any = false;
-      for (const k in v as Record<string, unknown>) {
-        any = true;
-        const val = (v as Record<string, unknown>)[k];
-        if (val !== null && typeof val === 'object') walk(val, child(node, k), false);
-      }
-      if (!any && !isRoot) node.obj = true;
-    }
-  };
-  walk(ref, root, true);
-  return root;
 }
 
 const extraCache = new Map<string, TrieNode>();
@@ -65,7 +110,7 @@ export function trieOfPaths(paths: readonly string[]): TrieNode {
   const key = paths.join('\n');
   const hit = extraCache.get(key);
   if (hit) return hit;
-  const root = newNode();
+  const root: TrieNode = { obj: false, arr: false, kids: null };
   for (const p of paths) {
     const segments: string[] = [];
     let cur = '';
@@ -86,38 +131,26 @@ export function trieOfPaths(paths: readonly string[]): TrieNode {
   return root;
 }
 
+/**
+ * The root position for references and extra empty-object paths. The references are read while the
+ * result is walked, so they must not change before that walk ends (callers encode at once).
+ */
 export function rootPos(refs: readonly unknown[], extraEmptyObjects: readonly string[] = []): Pos {
-  const out: TrieNode[] = [];
-  for (const r of refs) {
-    const t = trieOf(r);
-    if (t.kids !== null) out.push(t);
-  }
-  if (extraEmptyObjects.length > 0) out.push(trieOfPaths(extraEmptyObjects));
-  return out;
+  let root: PosNode | null = null;
+  for (const r of refs) if (r !== null && typeof r === 'object') (root ??= new PosNode()).add(r, true);
+  if (extraEmptyObjects.length > 0) (root ??= new PosNode()).addTrie(trieOfPaths(extraEmptyObjects));
+  return root;
 }
 
 export function step(pos: Pos, key: string): Pos {
-  if (pos.length === 0) return NOWHERE;
-  if (pos.length === 1) {
-    const c = pos[0]!.kids?.get(key);
-    return c === undefined ? NOWHERE : [c];
-  }
-  const out: TrieNode[] = [];
-  for (const n of pos) {
-    const c = n.kids?.get(key);
-    if (c !== undefined) out.push(c);
-  }
-  return out.length === 0 ? NOWHERE : out;
+  return pos === null ? null : pos.step(key);
 }
 
 /** What an empty table at `pos` becomes: `{}`, `[]`, or undefined (deleted). The object form wins. */
 export function emptyAt(pos: Pos): {} | [] | undefined {
-  let arr = false;
-  for (const n of pos) {
-    if (n.obj) return {};
-    if (n.arr) arr = true;
-  }
-  return arr ? [] : undefined;
+  if (pos === null) return undefined;
+  if (pos.obj) return {};
+  return pos.arr ? [] : undefined;
 }
 
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -130,6 +163,7 @@ export type Json = null | boolean | number | string | Json[] | { [k: string]: Js
 export function normalizeRepair(v: unknown, pos: Pos): Json | undefined {
   if (v === null || v === undefined) return undefined;
   if (typeof v !== 'object') return typeof v === 'bigint' ? Number(v) : (v as Json);
+  if (pos === null) return bare(v);
   if (Array.isArray(v)) {
     const out: Json[] = [];
     let any = false;
@@ -151,8 +185,40 @@ export function normalizeRepair(v: unknown, pos: Pos): Json | undefined {
       out[k] = val as Json;
       continue;
     }
-    const r = normalizeRepair(val, step(pos, k));
+    const r = normalizeRepair(val, pos.step(k));
     if (r !== undefined) out[k] = r;
   }
   return any ? out : emptyAt(pos);
+}
+
+/** normalizeRepair where no reference reaches: every empty container is deleted. */
+function bare(v: object): Json | undefined {
+  if (Array.isArray(v)) {
+    const out: Json[] = [];
+    let any = false;
+    for (let i = 0; i < v.length; i++) {
+      const el: unknown = v[i];
+      if (el === null || el === undefined) continue;
+      any = true;
+      if (typeof el !== 'object') out.push(typeof el === 'bigint' ? Number(el) : (el as Json));
+      else {
+        const r = bare(el);
+        if (r !== undefined) out.push(r);
+      }
+    }
+    return any ? out : undefined;
+  }
+  const out: { [k: string]: Json } = {};
+  let any = false;
+  for (const k in v as Record<string, unknown>) {
+    const val = (v as Record<string, unknown>)[k];
+    if (val === null || val === undefined) continue;
+    any = true;
+    if (typeof val !== 'object') out[k] = val as Json;
+    else {
+      const r = bare(val);
+      if (r !== undefined) out[k] = r;
+    }
+  }
+  return any ? out : undefined;
 }
