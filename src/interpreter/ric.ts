@@ -8,9 +8,9 @@ import { CUSTOMIZATION_FIELD, gvkKey, OPERATIONS, type GVK, type Operation, type
  */
 export interface TypedOutput {
   /** Extra empty-object reference paths for the empty-table repair. */
-  emptyObjects?: string[];
+  emptyObjects?: readonly string[];
   /** Paths set to null when absent (their parent object existing). */
-  nulls?: string[];
+  nulls?: readonly string[];
   /** InterpretStatus: a nil result means "no status" instead of an error. */
   nilIsNull?: boolean;
 }
@@ -46,7 +46,7 @@ export function typedOutputOf(ric: RIC): Partial<Record<Operation, TypedOutput>>
     const op = OPERATIONS.find((o) => o.toLowerCase() === k.toLowerCase());
     if (!op || v === null || typeof v !== 'object') continue;
     const t = v as Record<string, unknown>;
-    const strs = (x: unknown) => (Array.isArray(x) ? x.filter((e): e is string => typeof e === 'string') : undefined);
+    const strs = (x: unknown) => (Array.isArray(x) ? Object.freeze(x.filter((e): e is string => typeof e === 'string')) : undefined);
     out[op] = { emptyObjects: strs(t.emptyObjects), nulls: strs(t.nulls), nilIsNull: t.nilIsNull === true };
   }
   return out;

@@ -37,7 +37,7 @@ export interface LazyInfo {
  * Lazy tables are marked with their source on the fengari Table object itself: a WeakMap lookup per
  * field read (and the ephemeron work it adds to every GC) costs more than the rest of the read.
  */
-const LAZY = '__karmadaLiteLazy';
+const LAZY = fengariModule.TABLE_SOURCE;
 export const lazyTables = {
   get(t: object): LazyInfo | undefined {
     return (t as Record<string, LazyInfo | undefined>)[LAZY];
@@ -488,7 +488,7 @@ export function repairEmptyTables(result: JsonValue, refs: unknown[], structTarg
 }
 
 /** Sets each dotted path (indices implied) to null where it is absent and its parent object exists. */
-export function fillNulls(result: JsonValue, paths: string[]): JsonValue {
+export function fillNulls(result: JsonValue, paths: readonly string[]): JsonValue {
   for (const p of paths) {
     const keys = p.split('.');
     const visit = (v: JsonValue, i: number) => {

@@ -56,6 +56,9 @@ export function setAccounting(L: LuaState, acc: StateAccounting): void {
 
 let patched = false;
 
+/** The property of a fengari Table that holds what convert.ts's lazy tables read from. */
+export const TABLE_SOURCE = '__karmadaLiteLazy';
+
 /**
  * A JS `__index` function whose common answers can be given without a Lua call frame: `read(L, table,
  * key, result)` (TValues) stores the answer and returns true, or returns false to have the function called as
@@ -253,6 +256,15 @@ export function installPatches(): void {
     L.nCcalls++;
     if (!ldo.luaD_precall(L, off, nResults)) lvm.luaV_execute(L);
     L.nCcalls--;
+  };
+
+  // Every table carries the lazy-source slot from birth, so marking a lazy table does not give it a
+  // different hidden class from the others (which made every table operation polymorphic).
+  const origNew = ltable.luaH_new;
+  ltable.luaH_new = (L: Any) => {
+    const t = origNew(L);
+    t[TABLE_SOURCE] = undefined;
+    return t;
   };
 
   // Table inserts: fengari's `add` clears a (usually empty) map of dead keys on every insert, which

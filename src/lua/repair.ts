@@ -104,12 +104,19 @@ function child(node: TrieNode, key: string): TrieNode {
 }
 
 const extraCache = new Map<string, TrieNode>();
+// A RIC's typed-output lists are frozen and passed on every call: found by identity, no key to build.
+const extraByList = new WeakMap<readonly string[], TrieNode>();
 
 /** A trie marking extra empty-object paths, written `a.b.c` (a literal dot in a key as `\.`). */
 export function trieOfPaths(paths: readonly string[]): TrieNode {
+  const same = extraByList.get(paths);
+  if (same !== undefined) return same;
   const key = paths.join('\n');
   const hit = extraCache.get(key);
-  if (hit) return hit;
+  if (hit) {
+    if (Object.isFrozen(paths)) extraByList.set(paths, hit);
+    return hit;
+  }
   const root: TrieNode = { obj: false, arr: false, kids: null };
   for (const p of paths) {
     const segments: string[] = [];
@@ -128,6 +135,7 @@ export function trieOfPaths(paths: readonly string[]): TrieNode {
     node.obj = true;
   }
   if (extraCache.size < 1000) extraCache.set(key, root);
+  if (Object.isFrozen(paths)) extraByList.set(paths, root);
   return root;
 }
 
@@ -208,17 +216,18 @@ function bare(v: object): Json | undefined {
     }
     return any ? out : undefined;
   }
-  const out: { [k: string]: Json } = {};
+  // Allocated at the first kept member: managedFields are mostly empty objects, which vanish here.
+  let out: { [k: string]: Json } | null = null;
   let any = false;
   for (const k in v as Record<string, unknown>) {
     const val = (v as Record<string, unknown>)[k];
     if (val === null || val === undefined) continue;
     any = true;
-    if (typeof val !== 'object') out[k] = val as Json;
+    if (typeof val !== 'object') (out ??= {})[k] = val as Json;
     else {
       const r = bare(val);
-      if (r !== undefined) out[k] = r;
+      if (r !== undefined) (out ??= {})[k] = r;
     }
   }
-  return any ? out : undefined;
+  return any ? (out ?? {}) : undefined;
 }

@@ -438,21 +438,23 @@ export class LuaSandbox {
   private cleanup(extra: Protected | null): void {
     const L = this.L;
     lua.lua_settop(L, 0);
-    const tables = extra ? [...this.libs.protectedTables, extra] : this.libs.protectedTables;
-    for (const p of tables) {
-      if (!p.dirty) continue;
-      p.dirty = false;
-      lua.lua_rawgeti(L, lua.LUA_REGISTRYINDEX, p.ref);
-      // Clearing fields during traversal is allowed in Lua.
+    for (const p of this.libs.protectedTables) if (p.dirty) this.clearLayer(p);
+    if (extra !== null && extra.dirty) this.clearLayer(extra);
+  }
+
+  private clearLayer(p: Protected): void {
+    const L = this.L;
+    p.dirty = false;
+    lua.lua_rawgeti(L, lua.LUA_REGISTRYINDEX, p.ref);
+    // Clearing fields during traversal is allowed in Lua.
+    lua.lua_pushnil(L);
+    while (lua.lua_next(L, 1) !== 0) {
+      lua.lua_pop(L, 1);
+      lua.lua_pushvalue(L, -1);
       lua.lua_pushnil(L);
-      while (lua.lua_next(L, 1) !== 0) {
-        lua.lua_pop(L, 1);
-        lua.lua_pushvalue(L, -1);
-        lua.lua_pushnil(L);
-        lua.lua_rawset(L, 1);
-      }
-      lua.lua_settop(L, 0);
+      lua.lua_rawset(L, 1);
     }
+    lua.lua_settop(L, 0);
   }
 }
 
