@@ -98,7 +98,7 @@ export function reconcileApplicationFailover(ctx: ReconcileContext, key: string)
     for (const item of items) {
       const c = item.clusterName;
       const clock: Clock = { ...(clocks[c] ?? {}) };
-      if (delay > 0 && item.applied && !clock.statusSince) clock.statusSince = rfc3339(ctx.now);
+      if (delay > 0 && item.applied && !clock.statusSince) clock.statusSince = clockStamp(ctx.now);
       if (item.health !== 'Unhealthy' || evicting.has(c) || !scheduled.has(c)) {
         delete clock.unhealthySince;
         clocks[c] = clock;
@@ -126,7 +126,7 @@ export function reconcileApplicationFailover(ctx: ReconcileContext, key: string)
         clocks[c] = clock;
         continue;
       }
-      if (!clock.unhealthySince) clock.unhealthySince = rfc3339(ctx.now);
+      if (!clock.unhealthySince) clock.unhealthySince = clockStamp(ctx.now);
       clocks[c] = clock;
       const first = parseTime(clock.unhealthySince)!;
       // 0 means at once (Karmada would wait for the next status event).
@@ -173,6 +173,15 @@ export function reconcileApplicationFailover(ctx: ReconcileContext, key: string)
   setClocks(next, eligible ? clocks : {});
   if (deepEqual(next, b)) return { ...emptyResult(), events, requeueAfterSeconds: requeue };
   return { writes: [{ op: 'update', object: next }], events, requeueAfterSeconds: requeue };
+}
+
+/**
+ * A clock reading kept to the millisecond (like a MicroTime): cut to the second, as metav1.Time is, a
+ * persisted clock would let failover fire up to a second before tolerationSeconds has passed.
+ */
+function clockStamp(d: Date): string {
+  const iso = d.toISOString();
+  return iso.endsWith('.000Z') ? `${iso.slice(0, -5)}Z` : iso;
 }
 
 function setHistory(b: KObject, h: HistoryEntry[]): void {

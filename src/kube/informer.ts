@@ -21,6 +21,18 @@ export interface InformerOptions {
 
 const keyOf = (o: any) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name}`;
 
+/**
+ * Orders two resourceVersions: negative, zero or positive; undefined when either is not an integer.
+ * Kubernetes calls them opaque, but etcd's are integers in practice, and only then is order known.
+ */
+export function compareResourceVersions(a: string | undefined, b: string | undefined): number | undefined {
+  if (!a || !b || !CANONICAL_INTEGER.test(a) || !CANONICAL_INTEGER.test(b)) return undefined;
+  // Without leading zeros, the longer numeral is the larger; equal lengths compare as text.
+  return a.length !== b.length ? a.length - b.length : a < b ? -1 : a > b ? 1 : 0;
+}
+
+const CANONICAL_INTEGER = /^(?:0|[1-9]\d*)$/;
+
 export class Informer {
   private readonly cache = new Map<string, any>();
   private readonly handlers: InformerHandler[] = [];
@@ -122,19 +134,44 @@ export class Informer {
     }
     const k = keyOf(obj);
     const old = this.cache.get(k);
+    // The cache may be ahead of the watch for this object (applyWrite): an event it already has, or an
+    // older one, would be handled twice or roll the object back; a DELETED older than the cached
+    // version is the end of an earlier object of the same name.
+    const order = old ? compareResourceVersions(old.metadata?.resourceVersion, rv) : undefined;
+    const ahead = old && (old.metadata?.resourceVersion === rv || (order ?? 0) > 0);
     if (type === 'DELETED') {
-      this.cache.delete(k);
-      if (old) this.emit('DELETED', obj, old);
-    } else if (type === 'ADDED' || type === 'MODIFIED') {
-      // A replayed event (same resourceVersion as the cache) would be handled twice: skip it.
-      if (old && old.metadata?.resourceVersion === rv) {
-        if (rv) this.resourceVersion = rv;
-        return true;
+      if (!((order ?? 0) > 0)) {
+        this.cache.delete(k);
+        if (old) this.emit('DELETED', obj, old);
       }
+    } else if ((type === 'ADDED' || type === 'MODIFIED') && !ahead) {
       this.cache.set(k, obj);
       this.emit(old ? 'MODIFIED' : 'ADDED', obj, old);
     }
     if (rv) this.resourceVersion = rv;
+    return true;
+  }
+
+  /**
+   * Puts the server's answer to a write into the cache before its watch event arrives, and reports it
+   * like one. It leaves the watch position alone (events up to that version may still be on their
+   * way), and it is refused when the cache knows better: a newer version of the object, or its
+   * deletion, which shows as the object missing although the watch is already past the answer's
+   * version. Returns whether the cache changed.
+   */
+  applyWrite(obj: any): boolean {
+    const k = keyOf(obj);
+    const old = this.cache.get(k);
+    const rv = obj?.metadata?.resourceVersion;
+    if (old) {
+      if (old.metadata?.resourceVersion === rv || (compareResourceVersions(old.metadata?.resourceVersion, rv) ?? 0) > 0) return false;
+    } else {
+      if ((compareResourceVersions(rv, this.resourceVersion) ?? 1) <= 0) return false;
+      // The answer to removing the last finalizer is an object the server deletes at once.
+      if (obj?.metadata?.deletionTimestamp && !(obj.metadata.finalizers?.length > 0)) return false;
+    }
+    this.cache.set(k, obj);
+    this.emit(old ? 'MODIFIED' : 'ADDED', obj, old);
     return true;
   }
 

@@ -37,12 +37,6 @@ export const HOST_KINDS: readonly TypeRef[] = [CLUSTER, PP, CPP, OP, COP, RB, CR
 
 const typeKey = (t: TypeRef) => `${t.apiVersion}|${t.kind}`;
 
-/** etcd resourceVersions are integers in practice; anything else compares as "unknown order". */
-function newer(a: string | undefined, b: string | undefined): boolean {
-  if (!a || !b || !/^\d+$/.test(a) || !/^\d+$/.test(b)) return false;
-  return BigInt(a) > BigInt(b);
-}
-
 function toStoreError(e: unknown): unknown {
   if (!(e instanceof ApiError)) return e;
   const code = e.code === 404 ? 'NotFound' : e.code === 409 ? (e.reason === 'AlreadyExists' ? 'AlreadyExists' : 'Conflict') : e.code === 422 ? 'Invalid' : e.code === 403 ? 'Forbidden' : undefined;
@@ -53,9 +47,10 @@ function toStoreError(e: unknown): unknown {
 
 interface Watched {
   type: TypeRef;
-  informer?: Informer;
   /** Set once discovery found the kind; a kind the server does not serve stays empty. */
-  failed?: string;
+  informer?: Informer;
+  /** Settles when the cache is filled (or discovery failed). */
+  ready?: Promise<void>;
 }
 
 /** One apiserver: its client and an informer per watched kind. */
@@ -74,21 +69,27 @@ class ApiCache {
     const k = typeKey(type);
     let w = this.kinds.get(k);
     if (!w) {
-      w = { type };
-      this.kinds.set(k, w);
-      try {
-        const path = await this.rest.pathFor(type.apiVersion, type.kind);
-        const inf = new Informer(this.rest, { path, onError: (err) => this.log.warn('watch failed', { cluster: this.name ?? 'host', kind: type.kind, err: (err as Error).message }) });
-        inf.on((t, obj, old) => this.onChange(this.name, t, obj, old));
-        w.informer = inf;
-        inf.start();
-      } catch (e) {
-        // Forgotten, so that a later read tries discovery again (a CRD installed after start).
-        this.kinds.delete(k);
-        throw e;
-      }
+      const entry: Watched = { type };
+      w = entry;
+      this.kinds.set(k, entry);
+      // One promise per kind, so that a second caller waits for the same cache instead of returning
+      // while discovery for the first one is still under way.
+      entry.ready = (async () => {
+        try {
+          const path = await this.rest.pathFor(type.apiVersion, type.kind);
+          const inf = new Informer(this.rest, { path, onError: (err) => this.log.warn('watch failed', { cluster: this.name ?? 'host', kind: type.kind, err: (err as Error).message }) });
+          inf.on((t, obj, old) => this.onChange(this.name, t, obj, old));
+          entry.informer = inf;
+          inf.start();
+        } catch (e) {
+          // Forgotten, so that a later read tries discovery again (a CRD installed after start).
+          this.kinds.delete(k);
+          throw e;
+        }
+        await entry.informer.waitForSync();
+      })();
     }
-    if (w.informer) await w.informer.waitForSync();
+    await w.ready;
   }
 
   /** The synced informer of a kind; starts watching it (and throws) when there is none yet. */
@@ -131,6 +132,15 @@ export interface KubeStoreOptions {
   /** Component name on Events. */
   component?: string;
   onClusterReadiness?: (ready: Record<string, boolean>) => void;
+  /** How long start() and a member connection wait for caches to fill before going on without them (default 10 s). */
+  warmUpTimeoutMs?: number;
+}
+
+/** Resolves when `p` settles or after `ms`, whichever is first; never rejects. */
+async function withTimeout(p: Promise<unknown>, ms: number): Promise<void> {
+  let t: NodeJS.Timeout | undefined;
+  await Promise.race([p.then(() => undefined, () => undefined), new Promise<void>((r) => (t = setTimeout(r, ms)))]);
+  clearTimeout(t);
 }
 
 export class KubeStore implements ObjectReader, AsyncWriter {
@@ -151,8 +161,13 @@ export class KubeStore implements ObjectReader, AsyncWriter {
   /** Fills the control plane's caches; members connect as their Cluster objects are seen. */
   async start(): Promise<void> {
     await Promise.all(HOST_KINDS.map((t) => this.host.watch(t)));
-    for (const p of [...this.host.informer(PP).list(), ...this.host.informer(CPP).list()]) this.watchSelected(p);
+    const selected = [...this.host.informer(PP).list(), ...this.host.informer(CPP).list()].flatMap((p) => this.watchSelected(p));
     for (const c of this.host.informer(CLUSTER).list()) this.connectMember(c);
+    // The first reconciles after a (re)start must find the caches they read full: the execution
+    // controller counts a member object it cannot read as a failed apply, which turns the cluster's
+    // health Unknown for a moment and restarts its failover clock (README point 2). A member that
+    // does not answer in time is not waited for; its reads fail and are retried as before.
+    await withTimeout(Promise.all([...selected, ...this.connecting.values()]), this.opts.warmUpTimeoutMs ?? 10_000);
     const interval = this.opts.probeIntervalMs ?? 10_000;
     const loop = () => {
       if (this.stopped) return;
@@ -247,14 +262,29 @@ export class KubeStore implements ObjectReader, AsyncWriter {
     }
   }
 
-  /** Starts informers for the kinds a policy's resourceSelectors name. */
-  private watchSelected(policy: any): void {
+  /** Starts informers for the kinds a policy's resourceSelectors name; each promise settles once that cache is filled. */
+  private watchSelected(policy: any): Promise<void>[] {
+    const out: Promise<void>[] = [];
     for (const s of (policy?.spec?.resourceSelectors ?? []) as Array<{ apiVersion?: string; kind?: string }>) {
       if (!s.apiVersion || !s.kind) continue;
       const t = { apiVersion: s.apiVersion, kind: s.kind };
       if (isKarmadaType(t)) continue;
-      void this.host.watch(t).catch((e) => this.log.warn('cannot watch a selected kind', { kind: s.kind, apiVersion: s.apiVersion, err: (e as Error).message }));
+      out.push(this.host.watch(t).catch((e) => this.log.warn('cannot watch a selected kind', { kind: s.kind, apiVersion: s.apiVersion, err: (e as Error).message })));
     }
+    return out;
+  }
+
+  /** The kinds the Works of one member carry: their caches are filled before the member is used. */
+  private workKinds(cluster: string): TypeRef[] {
+    const ns = generateExecutionSpaceName(cluster);
+    const seen = new Map<string, TypeRef>();
+    for (const w of this.host.existing(WORK)?.list() ?? []) {
+      if (w.metadata?.namespace !== ns) continue;
+      for (const m of (w.spec?.workload?.manifests ?? []) as Array<{ apiVersion?: string; kind?: string }>) {
+        if (m?.apiVersion && m.kind) seen.set(typeKey(m as TypeRef), { apiVersion: m.apiVersion, kind: m.kind });
+      }
+    }
+    return [...seen.values()];
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -271,8 +301,17 @@ export class KubeStore implements ObjectReader, AsyncWriter {
         if (!ref?.name) throw new Error('spec.secretRef is not set (only push mode with a token or kubeconfig Secret is supported)');
         const secret = await this.host.rest.request('GET', `/api/v1/namespaces/${encodeURIComponent(ref.namespace ?? 'karmada-cluster')}/secrets/${encodeURIComponent(ref.name)}`);
         const kc = memberKubeConfig(cluster, secret);
-        this.disconnectMember(name);
         const cache = new ApiCache(name, new RestClient(kc), (c, t, o, old) => this.changed(c, t, o, old), this.log);
+        // Filled before the member is handed out (see start()), so that a reconnect does not look like failed applies either.
+        await withTimeout(
+          Promise.all(this.workKinds(name).map((t) => cache.watch(t).catch((e) => this.log.debug('cannot watch a member kind', { cluster: name, kind: t.kind, err: (e as Error).message })))),
+          this.opts.warmUpTimeoutMs ?? 10_000,
+        );
+        if (this.stopped) {
+          cache.stop();
+          return;
+        }
+        this.disconnectMember(name);
         this.members.set(name, { name, cache, signature });
         await this.ensureNamespace(this.host, generateExecutionSpaceName(name));
         this.log.info('member cluster connected', { cluster: name, endpoint: cluster.spec?.apiEndpoint });
@@ -374,15 +413,13 @@ export class KubeStore implements ObjectReader, AsyncWriter {
     return m.cache;
   }
 
-  /** Puts what the server returned into the cache and reports it, unless the cache already has newer. */
+  /** Puts what the server returned into the cache and reports it, unless the cache already knows newer (Informer.applyWrite). */
   private writeThrough(cache: ApiCache, obj: KObject, origin: string): void {
     const inf = cache.existing(obj);
     if (!inf?.hasSynced) return;
-    const cur = inf.get(obj.metadata.namespace, obj.metadata.name ?? '');
-    if (cur && newer(cur.metadata?.resourceVersion, obj.metadata.resourceVersion)) return;
     this.origin = origin;
     try {
-      inf.applyWatchEvent(cur ? 'MODIFIED' : 'ADDED', obj);
+      inf.applyWrite(obj);
     } finally {
       this.origin = undefined;
     }
@@ -395,18 +432,23 @@ export class KubeStore implements ObjectReader, AsyncWriter {
     return res.object as unknown as KObject;
   }
 
-  private async call(cluster: string | undefined, fn: (c: ApiCache) => Promise<KObject>): Promise<KObject> {
+  private async call(verb: string, what: { kind: string; metadata?: { namespace?: string; name?: string }; namespace?: string; name?: string }, cluster: string | undefined, origin: string, fn: (c: ApiCache) => Promise<KObject>): Promise<KObject> {
     const cache = this.restOf(cluster);
+    const target = { verb, kind: what.kind, name: `${what.metadata?.namespace ?? what.namespace ?? ''}/${what.metadata?.name ?? what.name ?? ''}`, cluster: cluster ?? 'host', origin };
     try {
-      return await fn(cache);
+      const out = await fn(cache);
+      // Every write, at debug level: the trail to follow when a reconcile's outcome is unexpected.
+      this.log.debug('wrote', { ...target, resourceVersion: out?.metadata?.resourceVersion, generation: out?.metadata?.generation });
+      return out;
     } catch (e) {
+      this.log.debug('write failed', { ...target, err: (e as Error).message });
       throw toStoreError(e);
     }
   }
 
   async create(obj: KObject, cluster: string | undefined, origin: string): Promise<KObject> {
     const body = this.admit('create', obj, cluster);
-    return this.call(cluster, async (c) => {
+    return this.call('create', body, cluster, origin, async (c) => {
       const path = await c.rest.pathFor(body.apiVersion, body.kind, body.metadata.namespace);
       let out: KObject;
       try {
@@ -423,7 +465,7 @@ export class KubeStore implements ObjectReader, AsyncWriter {
   }
 
   async update(obj: KObject, cluster: string | undefined, origin: string): Promise<KObject> {
-    return this.call(cluster, async (c) => {
+    return this.call('update', obj, cluster, origin, async (c) => {
       const old = c.existing(obj)?.get(obj.metadata.namespace, obj.metadata.name ?? '');
       const body = this.admit('update', obj, cluster, old);
       const path = await c.rest.pathFor(body.apiVersion, body.kind, body.metadata.namespace, body.metadata.name);
@@ -434,7 +476,7 @@ export class KubeStore implements ObjectReader, AsyncWriter {
   }
 
   async updateStatus(obj: KObject, cluster: string | undefined, origin: string): Promise<KObject> {
-    return this.call(cluster, async (c) => {
+    return this.call('updateStatus', obj, cluster, origin, async (c) => {
       const hasStatus = await c.rest.hasSubresource(obj.apiVersion, obj.kind, 'status');
       const path = await c.rest.pathFor(obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name, hasStatus ? 'status' : undefined);
       const out = await c.rest.request<KObject>('PUT', path, { body: obj });
@@ -443,8 +485,8 @@ export class KubeStore implements ObjectReader, AsyncWriter {
     });
   }
 
-  async delete(ref: ObjectRef, cluster: string | undefined, _origin: string): Promise<void> {
-    await this.call(cluster, async (c) => {
+  async delete(ref: ObjectRef, cluster: string | undefined, origin: string): Promise<void> {
+    await this.call('delete', ref, cluster, origin, async (c) => {
       const path = await c.rest.pathFor(ref.apiVersion, ref.kind, ref.namespace, ref.name);
       // Background propagation: dependents go through the garbage collector, as with kubectl delete.
       return c.rest.request('DELETE', path, { body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' } });

@@ -57,6 +57,19 @@ describe('application failover clocks (karmada-lite point 2)', () => {
     expect(spec.spec.activeEvictionHistory).toEqual([{ clusterName: 'member1', creationTimestamp: '2024-01-01T00:03:20Z', blockPredecessorSeconds: 600, reason: 'ApplicationFailure' }]);
     expect(spec.metadata.annotations?.[FailoverClocksAnnotation]).toBeUndefined();
   });
+  it('keeps the clock to the millisecond, so a persisted clock never fires before tolerationSeconds', () => {
+    const store = bindingWith(undefined);
+    const first = reconcileApplicationFailover(ctx(store, '2024-01-01T00:00:00.900Z'), KEY);
+    const written = (first.writes[0] as unknown as { object: never }).object;
+    expect(readClocks(written)).toEqual({ member1: { unhealthySince: '2024-01-01T00:00:00.900Z' } });
+    const restarted = bindingWith(JSON.stringify(readClocks(written)));
+    // 200 s after the clock's second, but not yet 200 s after the sighting.
+    const early = reconcileApplicationFailover(ctx(restarted, '2024-01-01T00:03:20.100Z'), KEY);
+    expect(early.writes).toEqual([]);
+    expect(early.requeueAfterSeconds).toBe(1);
+    const due = reconcileApplicationFailover(ctx(restarted, '2024-01-01T00:03:20.900Z'), KEY);
+    expect((due.writes[0] as { object: { spec: { gracefulEvictionTasks?: unknown[] } } }).object.spec.gracefulEvictionTasks).toHaveLength(1);
+  });
   it('accepts the proposal purge-mode names as aliases', () => {
     const store = bindingWith(JSON.stringify({ member1: { unhealthySince: '2024-01-01T00:00:00Z' } }), {
       failover: { application: { decisionConditions: { tolerationSeconds: 0 }, purgeMode: 'Immediately' } },
