@@ -22,6 +22,8 @@ const toJsString: typeof fengariModule.toJsString = fengariModule.toJsString;
 const jsStringOf: typeof fengariModule.jsStringOf = fengariModule.jsStringOf;
 const luaStringObject: typeof fengariModule.luaStringObject = fengariModule.luaStringObject;
 const hasOwn = Object.prototype.hasOwnProperty;
+const TValue = fengariModule.fengariInternals.lobject.TValue;
+const ltable: typeof fengariModule.ltableModule = fengariModule.ltableModule;
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Any = any;
@@ -62,10 +64,12 @@ export function tableAt(L: LuaState, idx: number): object | null {
 }
 
 const perStateMeta = new WeakMap<object, number>();
+/** The same metatables as fengari Table objects, for lazyFastRead. */
+const perStateMetaTable = new WeakMap<object, object>();
 
 /** Installs the metatable that lazy object tables share; called once per Lua state. */
 export function installLazyMeta(L: LuaState): void {
-  fengariModule.setIndexShortcut(lazyIndex, lazyScalarRead);
+  fengariModule.setIndexShortcut(lazyIndex, lazyFastRead);
   lua.lua_createtable(L, 0, 2);
   pushString(L, '__index');
   lua.lua_pushcfunction(L, lazyIndex);
@@ -73,6 +77,7 @@ export function installLazyMeta(L: LuaState): void {
   pushString(L, '__newindex');
   lua.lua_pushcfunction(L, lazyNewIndex);
   lua.lua_rawset(L, -3);
+  perStateMetaTable.set(L.l_G, tableAt(L, -1)!);
   perStateMeta.set(L.l_G, lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX));
 }
 
@@ -134,11 +139,11 @@ function lazyIndex(L: LuaState): number {
 }
 
 /**
- * lazyIndex's answer for a scalar field (or a deleted one), given straight into the result slot: most
- * reads are of counters and names, and a Lua call frame per read cost more than the read. Anything
- * else (objects, non-string keys) goes through lazyIndex itself.
+ * lazyIndex's answer given straight into the result slot, for scalars, deleted fields and objects: a
+ * Lua call frame per read cost more than the read. Anything else (arrays, non-string keys, a table
+ * whose metatable a script replaced) goes through lazyIndex itself.
  */
-function lazyScalarRead(L: LuaState, t: Any, key: Any, res: Any): boolean {
+function lazyFastRead(L: LuaState, t: Any, key: Any, res: Any): boolean {
   if (!t.ttistable() || !key.ttisstring()) return false;
   const info = lazyTables.get(t.value);
   if (info === undefined || info.full) return false;
@@ -162,6 +167,23 @@ function lazyScalarRead(L: LuaState, t: Any, key: Any, res: Any): boolean {
     case 'boolean':
       res.setbvalue(v);
       return true;
+    case 'object': {
+      // As lazyIndex does through pushJs and rawset: a new lazy table, stored in the parent.
+      if (v === null || Array.isArray(v)) return false;
+      const meta = perStateMetaTable.get(L.l_G);
+      const parent = t.value;
+      if (meta === undefined || parent.metatable !== meta) return false;
+      const child = ltable.luaH_new(L);
+      lazyTables.set(child, { obj: v as Record<string, unknown>, seen: null, full: false });
+      child.metatable = meta;
+      const tv = new TValue(lua.LUA_TTABLE, child);
+      ltable.luaH_setfrom(L, parent, key, tv);
+      parent.flags = 0;
+      if (info.seen === null) info.seen = new Set([k]);
+      else info.seen.add(k);
+      res.setfrom(tv);
+      return true;
+    }
     default:
       return false;
   }

@@ -28,6 +28,8 @@ export const fengari: Any = fengariMain;
 export const lua: Any = fengari.lua;
 export const lauxlib: Any = fengari.lauxlib;
 export const lvm: Any = lvmModule;
+/** fengari's table module (patched below): convert.ts builds lazy tables with it directly. */
+export const ltableModule: Any = ltable;
 
 export type LuaState = Any;
 

@@ -73,6 +73,16 @@ describe('Lua -> JSON encoding', () => {
     expect(obj).toEqual({ kind: 'K', spec: { a: 1, b: { c: [1, 2] } }, status: { x: 1 } });
   });
 
+  it('gives one table per object field, every scalar type, and nil after a deletion', () => {
+    const obj = { kind: 'K', n: 2.5, ok: false, spec: { a: 1, b: { c: 'x' } }, long: 'y'.repeat(100) };
+    expect(runLua(sb, 'function f(o) return o.spec == o.spec and o.spec.b == o.spec.b end', 'f', [obj])).toBe(true);
+    expect(runLua(sb, 'function f(o) return type(o.kind) .. type(o.n) .. type(o.ok) .. type(o.spec) .. type(o.missing) end', 'f', [obj])).toBe('stringnumberbooleantablenil');
+    expect(runLua(sb, 'function f(o) return o.n * 2 == 5 and o.ok == false and #o.long == 100 end', 'f', [obj])).toBe(true);
+    expect(runLua(sb, 'function f(o) o.kind = nil o.spec = nil return o.kind == nil and o.spec == nil end', 'f', [obj])).toBe(true);
+    expect(runLua(sb, 'function f(o) local s = o.spec s.a = 7 return o end', 'f', [obj])).toEqual({ ...obj, spec: { a: 7, b: { c: 'x' } } });
+    expect(runLua(sb, 'function f(o) local s = o.spec o.spec = nil return s.b.c end', 'f', [obj])).toBe('x');
+  });
+
   it('iterates lazily converted objects completely', () => {
     const obj = { a: 1, b: 2, c: { d: 3 } };
     expect(runLua(sb, 'function f(o) local n = 0 for k, v in pairs(o) do n = n + 1 end return n end', 'f', [obj])).toBe(3);
