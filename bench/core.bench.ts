@@ -12,6 +12,11 @@
  *   npx tsx bench/core.bench.ts --size 10000    one size, JSON result on stdout
  *   --core-only                                  swap the interpreter for a minimal TypeScript one, to
  *                                                measure the reconcile core without Lua
+ *   --dump 300 [--clone]                         no timing: print every object, resourceVersion, watch
+ *                                                event, event and run count of a smaller pipeline (with
+ *                                                overrides, changes, failover and deletions), to diff the
+ *                                                output of two versions of the code byte for byte;
+ *                                                --clone keeps the store's copy-on-write and freezing on
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -190,11 +195,76 @@ function runSize(n: number, coreOnly: boolean): Result {
   };
 }
 
+/**
+ * The pipeline of runSize at a small size plus overrides and deletions, printed line by line: what a
+ * speed-up must leave unchanged. Each settle prints its counts, every watch event the store emitted
+ * (with the resourceVersion it carried), then every stored object and the folded events.
+ */
+function dump(n: number, coreOnly: boolean, clone: boolean, out: (line: string) => void): void {
+  const cp = new ControlPlane({ freeze: clone, cloneOnWrite: clone, interpreter: coreOnly ? tsInterpreter : undefined });
+  const seen: string[] = [];
+  cp.store.watch((ev) => {
+    const m = ev.object.metadata;
+    seen.push(`${ev.type} ${ev.cluster ?? '-'} ${ev.object.apiVersion}/${ev.object.kind} ${m.namespace ?? ''}/${m.name} rv=${m.resourceVersion} old=${ev.old?.metadata.resourceVersion ?? '-'}`);
+  });
+  const phase = (name: string, stats: { reconciles: number; writes: number; byController: Record<string, number>; failures: unknown[] }) => {
+    out(`## ${name} reconciles=${stats.reconciles} writes=${stats.writes} by=${JSON.stringify(stats.byController)} failures=${JSON.stringify(stats.failures)}`);
+    for (const s of seen) out(s);
+    seen.length = 0;
+  };
+  for (let c = 1; c <= CLUSTERS; c++) {
+    cp.apply({ apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name: `member${c}` }, spec: { syncMode: 'Push', region: c <= 5 ? 'eu' : 'us' } });
+  }
+  phase('clusters', cp.settle());
+  for (let g = 0; g < n / PER_POLICY; g++) cp.apply(policy(g));
+  cp.apply({
+    apiVersion: 'policy.karmada.io/v1alpha1',
+    kind: 'OverridePolicy',
+    metadata: { name: 'mirror', namespace: 'bench' },
+    spec: {
+      resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', labelSelector: { matchLabels: { 'bench/group': 'g0' } } }],
+      overrideRules: [
+        { targetCluster: { clusterNames: ['member1', 'member2'] }, overriders: { imageOverrider: [{ component: 'Registry', operator: 'replace', value: 'mirror.example.com' }], labelsOverrider: [{ operator: 'add', value: { mirrored: 'yes' } }] } },
+      ],
+    },
+  });
+  for (let i = 0; i < n; i++) cp.apply(deployment(i, 'registry.example.com/app:1'));
+  phase('first propagation', cp.settle());
+  for (let i = 0; i < n; i++) cp.apply(deployment(i, 'registry.example.com/app:2'));
+  phase('change all', cp.settle());
+  for (let k = 0; k < 5; k++) {
+    cp.apply(deployment((k * 7919) % n, `registry.example.com/app:3-${k}`));
+    phase(`single change ${k}`, cp.settle());
+  }
+  const failing = Math.floor(n / 10);
+  for (let i = 0; i < failing; i++) {
+    const b = cp.get({ apiVersion: 'work.karmada.io/v1alpha2', kind: 'ResourceBinding', namespace: 'bench', name: `app-${i}-deployment` })!;
+    const target = (b.spec.clusters as Array<{ name: string }>)[0]!.name;
+    cp.setMemberState(target, { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'bench', name: `app-${i}` }, { health: 'Unhealthy' });
+  }
+  phase('unhealthy', cp.settle());
+  phase('failover', cp.advance(61));
+  for (let i = n - 5; i < n; i++) cp.delete({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'bench', name: `app-${i}` });
+  cp.delete({ apiVersion: 'policy.karmada.io/v1alpha1', kind: 'PropagationPolicy', namespace: 'bench', name: 'group-1' });
+  phase('deletions', cp.settle());
+  for (const cluster of [undefined, ...cp.store.memberClusters()]) {
+    out(`## objects in ${cluster ?? 'the control plane'}`);
+    for (const o of cp.store.all(cluster)) out(JSON.stringify(o));
+  }
+  out('## events');
+  for (const e of cp.events()) out(JSON.stringify(e));
+}
+
 const allArgs = process.argv.slice(2);
 const coreOnly = allArgs.includes('--core-only');
-const args = allArgs.filter((a) => a !== '--core-only');
+const args = allArgs.filter((a) => a !== '--core-only' && a !== '--clone');
 const sizeArg = args.indexOf('--size');
-if (sizeArg >= 0) {
+const dumpArg = args.indexOf('--dump');
+if (dumpArg >= 0) {
+  const lines: string[] = [];
+  dump(Number(args[dumpArg + 1] ?? 300), coreOnly, allArgs.includes('--clone'), (l) => lines.push(l));
+  process.stdout.write(lines.join('\n') + '\n');
+} else if (sizeArg >= 0) {
   process.stdout.write(JSON.stringify(runSize(Number(args[sizeArg + 1]), coreOnly)) + '\n');
 } else {
   const self = fileURLToPath(import.meta.url);

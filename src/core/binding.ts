@@ -42,7 +42,7 @@ import {
 } from '../api/constants.js';
 import { bindingId, bindingIdLabel } from './claim.js';
 import { CLUSTER, WORK } from './kinds.js';
-import { deepClone, deepEqual, withMeta, getLabel, intern, isTerminating, nsName, parseRefKey, refOf, removeFinalizer, type KObject, type ObjectRef } from './object.js';
+import { deepClone, deepEqual, withMeta, getLabel, hex8, intern, isTerminating, nsName, parseRefKey, refOf, removeFinalizer, type KObject, type ObjectRef } from './object.js';
 import { applyOverridePolicies, type AppliedOverrideItem } from './override.js';
 import { emptyResult, type CoreEvent, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
 import { pruneInPlace } from '../interpreter/prune.js';
@@ -265,7 +265,8 @@ function renderWork(
     // A patched manifest is a fresh copy and may have regained what pruning removes.
     if (out.manifest !== manifest) pruneInPlace(out.manifest, PRUNE_FOR_WORK);
     else if (completions === undefined) unpatched = base;
-    manifest = { ...out.manifest, metadata: { ...out.manifest.metadata } };
+    // A manifest of its own to decorate, unless an earlier cluster's decorated copy of the same base is reused.
+    manifest = unpatched && decorated.has(unpatched) ? out.manifest : { ...out.manifest, metadata: { ...out.manifest.metadata } };
     clusterOverrides = out.clusterOverrides;
     namespacedOverrides = out.namespacedOverrides;
   } catch (e) {
@@ -373,12 +374,33 @@ function decorateManifest(manifest: KObject, b: KObject, tpl: KObject, crb: bool
 
 /** A uuid-shaped id, stable for a (binding, cluster) pair. */
 export function workPermanentId(bindingId: string, cluster: string): string {
-  const h = (salt: string) => fnv32a(`${salt}/${bindingId}/${cluster}`).toString(16).padStart(8, '0');
-  const a = h('a');
-  const b = h('b');
-  const c = h('c');
-  const d = h('d');
+  // One per new Work: the four salted hashes are computed over the pieces, without building the strings.
+  const ascii = isAscii(bindingId) && isAscii(cluster);
+  const a = hex8(saltedHash('a', bindingId, cluster, ascii));
+  const b = hex8(saltedHash('b', bindingId, cluster, ascii));
+  const c = hex8(saltedHash('c', bindingId, cluster, ascii));
+  const d = hex8(saltedHash('d', bindingId, cluster, ascii));
   return `${a}-${b.slice(0, 4)}-4${b.slice(5, 8)}-8${c.slice(1, 4)}-${c.slice(4)}${d}`;
+}
+
+/** fnv32a(`${salt}/${bindingId}/${cluster}`); FNV-1a runs over UTF-8 bytes, which are the characters for ASCII. */
+function saltedHash(salt: string, bindingId: string, cluster: string, ascii: boolean): number {
+  if (!ascii) return fnv32a(`${salt}/${bindingId}/${cluster}`);
+  let h = fnvAscii(0x811c9dc5, salt);
+  h = Math.imul(h ^ 0x2f, 0x01000193) >>> 0;
+  h = fnvAscii(h, bindingId);
+  h = Math.imul(h ^ 0x2f, 0x01000193) >>> 0;
+  return fnvAscii(h, cluster);
+}
+
+function fnvAscii(h: number, s: string): number {
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
+}
+
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
+  return true;
 }
 
 /**

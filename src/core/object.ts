@@ -295,6 +295,13 @@ export function getPath(obj: unknown, path: string): unknown {
   return cur;
 }
 
+const HEX_BYTE = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+/** An unsigned 32-bit number as 8 hex digits (`x.toString(16).padStart(8, '0')`), from a table: ids are made per object. */
+export function hex8(x: number): string {
+  return HEX_BYTE[x >>> 24]! + HEX_BYTE[(x >>> 16) & 0xff]! + HEX_BYTE[(x >>> 8) & 0xff]! + HEX_BYTE[x & 0xff]!;
+}
+
 const interned = new Map<string, string>();
 
 /**

@@ -40,14 +40,24 @@ class TokenBucket {
   }
 }
 
+/** A key waits to be processed (client-go's dirty set). */
+const DIRTY = 1;
+/** A key is being processed. */
+const PROCESSING = 2;
+
 export class RateLimitedQueue {
   private readonly ready: string[] = [];
   private head = 0;
-  private readonly dirty = new Set<string>();
-  private readonly processing = new Set<string>();
+  /**
+   * key -> DIRTY and/or PROCESSING; absent when neither. One map instead of client-go's two sets: every
+   * reconcile adds, gets and finishes a key, and each of those is one lookup and one write here.
+   */
+  private readonly state = new Map<string, number>();
   private readonly failures = new Map<string, number>();
   /** key -> when it becomes ready; the earliest time wins. */
   private readonly delayed = new Map<string, number>();
+  /** No delayed key is due before this time (a lower bound, so promote() need not scan before then). */
+  private earliestDelayed = Number.POSITIVE_INFINITY;
   private readonly now: () => number;
   private readonly baseDelayMs: number;
   private readonly maxDelayMs: number;
@@ -61,9 +71,14 @@ export class RateLimitedQueue {
   }
 
   add(key: string): void {
-    if (this.dirty.has(key)) return;
-    this.dirty.add(key);
-    if (!this.processing.has(key)) this.ready.push(key);
+    const s = this.state.get(key);
+    if (s === undefined) {
+      this.state.set(key, DIRTY);
+      this.ready.push(key);
+    } else if (!(s & DIRTY)) {
+      this.state.set(key, s | DIRTY);
+      if (!(s & PROCESSING)) this.ready.push(key);
+    }
   }
 
   /** Adds the key once `delayMs` has passed; a sooner request replaces a later one. */
@@ -72,6 +87,7 @@ export class RateLimitedQueue {
     const at = this.now() + delayMs;
     const cur = this.delayed.get(key);
     if (cur === undefined || at < cur) this.delayed.set(key, at);
+    if (at < this.earliestDelayed) this.earliestDelayed = at;
   }
 
   /** Adds the key after the backoff its failures so far earned. */
@@ -92,15 +108,23 @@ export class RateLimitedQueue {
   }
 
   forget(key: string): void {
-    this.failures.delete(key);
+    if (this.failures.size) this.failures.delete(key);
   }
 
   /** Moves delayed keys whose time has come into the ready list. */
   promote(): void {
     if (this.delayed.size === 0) return;
     const now = this.now();
+    // get() promotes before every key: with many keys waiting (tolerations, grace periods), scanning
+    // them all each time would cost more than the reconciles.
+    if (now < this.earliestDelayed) return;
     const due: Array<[string, number]> = [];
-    for (const [k, at] of this.delayed) if (at <= now) due.push([k, at]);
+    let earliest = Number.POSITIVE_INFINITY;
+    for (const [k, at] of this.delayed) {
+      if (at <= now) due.push([k, at]);
+      else if (at < earliest) earliest = at;
+    }
+    this.earliestDelayed = earliest;
     due.sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1));
     for (const [k] of due) {
       this.delayed.delete(k);
@@ -117,17 +141,21 @@ export class RateLimitedQueue {
         this.ready.splice(0, this.head);
         this.head = 0;
       }
-      if (!this.dirty.has(key) || this.processing.has(key)) continue;
-      this.dirty.delete(key);
-      this.processing.add(key);
+      // A key is listed once per add while not processing; stale entries (already handed out) are skipped.
+      if (this.state.get(key) !== DIRTY) continue;
+      this.state.set(key, PROCESSING);
       return key;
     }
     return undefined;
   }
 
   done(key: string): void {
-    this.processing.delete(key);
-    if (this.dirty.has(key)) this.ready.push(key);
+    const s = this.state.get(key);
+    if (s === undefined) return;
+    if (s & DIRTY) {
+      this.state.set(key, DIRTY);
+      this.ready.push(key);
+    } else this.state.delete(key);
   }
 
   /** Keys ready now (after promotion). */

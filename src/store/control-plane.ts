@@ -118,11 +118,13 @@ export class ControlPlane {
     }
     const port = interpreter;
     const sched = opts.schedule ?? realScheduler();
+    // One object for every reconcile: the runner reuses its context while this and the clock are unchanged.
+    const evaluators = { interpreter: port, schedule: sched, options: core };
     this.runner = new Runner(this.store, coreControllers({ skippedPropagatingNamespaces: core.skippedPropagatingNamespaces }), {
       clock: () => this.clock,
       context: () => {
         this.syncCustomizations();
-        return { interpreter: port, schedule: sched, options: core };
+        return evaluators;
       },
       immediateRetries: opts.immediateRetries ?? 5,
     });

@@ -9,10 +9,9 @@ import {
   DependedByLabelKeyPrefix,
   PropagationPolicyPermanentIDLabel,
   ResourceBindingPermanentIDLabel,
-  WorkPermanentIDLabel,
 } from '../api/constants.js';
 import type { CoreEvent, ListOptions } from '../core/ports.js';
-import { deepClone, deepEqual, deepFreeze, describeRef, refKey, rfc3339, typeKey, type KObject, type ObjectRef, type TypeRef } from '../core/object.js';
+import { deepClone, deepEqual, deepFreeze, describeRef, hex8, refKey, rfc3339, typeKey, type KObject, type ObjectRef, type TypeRef } from '../core/object.js';
 import { StoreError, type RecordedEvent, type Store, type WatchEvent, type WatchHandler } from './types.js';
 
 /** A mutating admission step run on control-plane creates and updates (the webhooks' defaulting). */
@@ -44,14 +43,23 @@ export interface EmbeddedStoreOptions {
   maxEvents?: number;
 }
 
+/**
+ * One stored object. An update replaces `obj` in the same entry, so the maps and indexes that hold the
+ * entry stay as they are: most writes touch no map at all, and none builds a key string.
+ */
+interface Entry {
+  obj: KObject;
+}
+
 interface TypeTable {
   apiVersion: string;
   kind: string;
-  objects: Map<string, KObject>;
-  /** namespace ('' for none) -> name -> object: get() looks up by the two strings it is given, without building a key. */
-  byNamespace: Map<string, Map<string, KObject>>;
-  /** label key -> value -> object keys */
-  labelIndex: Map<string, Map<string, Set<string>>>;
+  /** Every entry, in creation order (the order list() returns). */
+  objects: Set<Entry>;
+  /** namespace ('' for none) -> name -> entry: looked up by the two strings a caller has, without building a key. */
+  byNamespace: Map<string, Map<string, Entry>>;
+  /** label key -> value -> entries */
+  labelIndex: Map<string, Map<string, Set<Entry>>>;
   /**
    * Member-cluster tables index a label key only once a list asks for it: the core never lists member
    * objects by label, and indexing every member object's permanent ids cost memory and time per write.
@@ -61,24 +69,28 @@ interface TypeTable {
 
 const CONTROL_PLANE = '';
 
+/**
+ * The labels the core lists by. Work permanent ids are not among them: nothing lists Works by their own
+ * id, and a set per Work in the index cost a write's worth of time (a list by it scans instead).
+ */
 const DEFAULT_INDEXED = [
   PropagationPolicyPermanentIDLabel,
   ClusterPropagationPolicyPermanentIDLabel,
   ResourceBindingPermanentIDLabel,
   ClusterResourceBindingPermanentIDLabel,
-  WorkPermanentIDLabel,
 ];
 
 export class EmbeddedStore implements Store {
+  /** cluster ('' for the control plane) -> group/kind -> table */
   private readonly clusters = new Map<string, Map<string, TypeTable>>();
+  /** cluster -> apiVersion -> kind -> table: the same tables, reached from an object's own strings. */
+  private readonly tableCache = new Map<string, Map<string, Map<string, TypeTable>>>();
   private readonly handlers = new Set<WatchHandler>();
   private readonly rawEvents: Array<{ ev: CoreEvent; at: string }> = [];
   private folded?: RecordedEvent[];
   /** owner uid -> dependents, for garbage collection. Key: cluster \0 refKey */
   private readonly dependents = new Map<string, Set<string>>();
   private rv = 0;
-  /** apiVersion -> kind -> group/kind: the table key, computed once per type. */
-  private readonly typeKeys = new Map<string, Map<string, string>>();
   private uidCounter = 0;
   private readonly clock: () => Date;
   private readonly freeze: boolean;
@@ -89,6 +101,7 @@ export class EmbeddedStore implements Store {
   private readonly seedHash: number;
   private readonly memberStatus?: (cluster: string, obj: KObject) => unknown;
   private readonly clone: <T>(v: T) => T;
+  private readonly copyOnWrite: boolean;
   private readonly maxEvents: number;
   private eventHead = 0;
 
@@ -103,7 +116,8 @@ export class EmbeddedStore implements Store {
     for (let i = 0; i < this.uidSeed.length; i++) h = Math.imul(h ^ this.uidSeed.charCodeAt(i), 0x01000193) >>> 0;
     this.seedHash = h;
     this.memberStatus = opts.memberStatus;
-    this.clone = opts.cloneOnWrite === false ? shallowCopy : deepClone;
+    this.copyOnWrite = opts.cloneOnWrite !== false;
+    this.clone = this.copyOnWrite ? deepClone : shallowCopy;
     this.maxEvents = opts.maxEvents ?? Number.POSITIVE_INFINITY;
   }
 
@@ -111,13 +125,12 @@ export class EmbeddedStore implements Store {
   // Reading
 
   get(type: TypeRef, namespace: string | undefined, name: string, cluster?: string): KObject | undefined {
-    return this.table(type, cluster, false)?.byNamespace.get(namespace ?? '')?.get(name);
+    return this.table(type, cluster, false)?.byNamespace.get(namespace ?? '')?.get(name)?.obj;
   }
 
   list(type: TypeRef, opts: ListOptions = {}, cluster?: string): KObject[] {
     const t = this.table(type, cluster, false);
     if (!t) return [];
-    let candidates: Iterable<KObject>;
     const labels = opts.labels ?? {};
     let indexedKey: string | undefined;
     for (const k in labels) {
@@ -126,26 +139,20 @@ export class EmbeddedStore implements Store {
         break;
       }
     }
+    let candidates: Iterable<Entry>;
     if (indexedKey !== undefined) {
       if (t.lazyIndex && !t.labelIndex.has(indexedKey)) this.buildIndex(t, indexedKey);
-      const keys = t.labelIndex.get(indexedKey)?.get(labels[indexedKey]!);
-      if (!keys) return [];
-      // The index hit is the answer once the other labels and the namespace match: no intermediate array.
-      const out: KObject[] = [];
-      for (const k of keys) {
-        const o = t.objects.get(k)!;
-        if (opts.namespace !== undefined && (o.metadata.namespace ?? '') !== opts.namespace) continue;
-        if (!matchesLabels(o, labels)) continue;
-        out.push(o);
-      }
-      return out;
+      const hits = t.labelIndex.get(indexedKey)?.get(labels[indexedKey]!);
+      if (!hits) return [];
+      candidates = hits;
     } else if (opts.namespace !== undefined) {
       candidates = t.byNamespace.get(opts.namespace)?.values() ?? [];
     } else {
-      candidates = t.objects.values();
+      candidates = t.objects;
     }
     const out: KObject[] = [];
-    for (const o of candidates) {
+    for (const e of candidates) {
+      const o = e.obj;
       if (opts.namespace !== undefined && (o.metadata.namespace ?? '') !== opts.namespace) continue;
       if (!matchesLabels(o, labels)) continue;
       out.push(o);
@@ -171,7 +178,7 @@ export class EmbeddedStore implements Store {
     const c = this.clusters.get(cluster ?? CONTROL_PLANE);
     if (!c) return [];
     const out: KObject[] = [];
-    for (const t of c.values()) out.push(...t.objects.values());
+    for (const t of c.values()) for (const e of t.objects) out.push(e.obj);
     return out.sort(
       (a, b) =>
         cmp(a.kind, b.kind) || cmp(a.metadata.namespace ?? '', b.metadata.namespace ?? '') || cmp(a.metadata.name ?? '', b.metadata.name ?? ''),
@@ -189,8 +196,10 @@ export class EmbeddedStore implements Store {
       if (obj.metadata.generateName) obj.metadata.name = obj.metadata.generateName + this.suffix();
       else throw new StoreError('Invalid', `${obj.kind}: metadata.name is required`);
     }
-    const key = objKey(obj.metadata.namespace, obj.metadata.name);
-    if (t.objects.has(key)) {
+    const ns = obj.metadata.namespace ?? '';
+    const name = obj.metadata.name;
+    let byName = t.byNamespace.get(ns);
+    if (byName?.has(name)) {
       throw new StoreError('AlreadyExists', `${describeRef({ ...obj, name: obj.metadata.name, namespace: obj.metadata.namespace })} already exists${where(cluster)}`);
     }
     if (!cluster && this.admission) obj = this.admission('create', obj, undefined);
@@ -203,7 +212,11 @@ export class EmbeddedStore implements Store {
       const st = this.memberStatus(cluster, obj);
       if (st !== undefined) obj.status = st;
     }
-    this.put(t, key, obj, undefined, cluster);
+    const entry: Entry = { obj };
+    t.objects.add(entry);
+    if (!byName) t.byNamespace.set(ns, (byName = new Map()));
+    byName.set(name, entry);
+    this.put(t, entry, obj, undefined, cluster);
     this.emit({ type: 'ADDED', object: obj, cluster });
     return obj;
   }
@@ -218,9 +231,9 @@ export class EmbeddedStore implements Store {
 
   delete(ref: ObjectRef, cluster?: string): void {
     const t = this.table(ref, cluster, false);
-    const key = objKey(ref.namespace, ref.name);
-    const old = t?.objects.get(key);
-    if (!t || !old) throw new StoreError('NotFound', `${describeRef(ref)} not found${where(cluster)}`);
+    const entry = t?.byNamespace.get(ref.namespace ?? '')?.get(ref.name);
+    const old = entry?.obj;
+    if (!t || !entry || !old) throw new StoreError('NotFound', `${describeRef(ref)} not found${where(cluster)}`);
     if (ref.uid && old.metadata.uid !== ref.uid) throw new StoreError('Conflict', `${describeRef(ref)}: uid precondition failed${where(cluster)}`);
     if (old.metadata.finalizers?.length) {
       if (old.metadata.deletionTimestamp) return;
@@ -228,11 +241,11 @@ export class EmbeddedStore implements Store {
       obj.metadata.deletionTimestamp = rfc3339(this.clock());
       obj.metadata.generation = (old.metadata.generation ?? 0) + 1;
       obj.metadata.resourceVersion = String(++this.rv);
-      this.put(t, key, obj, old, cluster);
+      this.put(t, entry, obj, old, cluster);
       this.emit({ type: 'MODIFIED', object: obj, old, cluster });
       return;
     }
-    this.remove(t, key, old, cluster);
+    this.remove(t, entry, old, cluster);
   }
 
   watch(handler: WatchHandler): () => void {
@@ -289,9 +302,9 @@ export class EmbeddedStore implements Store {
   private replace(input: KObject, cluster: string | undefined, statusOnly: boolean): KObject {
     const t = this.table(input, cluster, false);
     const name = input.metadata?.name ?? '';
-    const key = objKey(input.metadata?.namespace, name);
-    const old = t?.objects.get(key);
-    if (!t || !old) throw new StoreError('NotFound', `${describeRef({ ...input, name, namespace: input.metadata?.namespace })} not found${where(cluster)}`);
+    const entry = t?.byNamespace.get(input.metadata?.namespace ?? '')?.get(name);
+    const old = entry?.obj;
+    if (!t || !entry || !old) throw new StoreError('NotFound', `${describeRef({ ...input, name, namespace: input.metadata?.namespace })} not found${where(cluster)}`);
     const rv = input.metadata.resourceVersion;
     if (rv !== undefined && rv !== old.metadata.resourceVersion) {
       throw new StoreError(
@@ -305,7 +318,8 @@ export class EmbeddedStore implements Store {
       // The status differs, so this is a write: only metadata is copied, for the new resourceVersion.
       obj = { ...old, metadata: { ...old.metadata } };
       if (input.status === undefined) delete obj.status;
-      else obj.status = this.clone(input.status);
+      // Without copy-on-write the writer hands the status over (it never touches it again): keep it as it is.
+      else obj.status = this.copyOnWrite ? deepClone(input.status) : input.status;
     } else {
       const copy = this.clone(input);
       obj = copy;
@@ -333,26 +347,23 @@ export class EmbeddedStore implements Store {
       if (specSame && deepEqual(meta, old.metadata) && deepEqual(obj.status, old.status)) return old;
     }
     if (obj.metadata.deletionTimestamp && !obj.metadata.finalizers?.length) {
-      this.remove(t, key, old, cluster);
+      this.remove(t, entry, old, cluster);
       return obj;
     }
     obj.metadata.resourceVersion = String(++this.rv);
-    this.put(t, key, obj, old, cluster);
+    this.put(t, entry, obj, old, cluster);
     this.emit({ type: 'MODIFIED', object: obj, old, cluster });
     return obj;
   }
 
-  private put(t: TypeTable, key: string, obj: KObject, old: KObject | undefined, cluster: string | undefined): void {
+  /** Stores obj in its (already listed) entry and brings the label and owner indexes up to date. */
+  private put(t: TypeTable, entry: Entry, obj: KObject, old: KObject | undefined, cluster: string | undefined): void {
     if (this.freeze) deepFreeze(obj);
-    t.objects.set(key, obj);
-    const ns = obj.metadata.namespace ?? '';
-    let m = t.byNamespace.get(ns);
-    if (!m) t.byNamespace.set(ns, (m = new Map()));
-    m.set(obj.metadata.name!, obj);
+    entry.obj = obj;
     // Most writes (status above all) keep labels and owners: their index entries stay as they are.
     const sameLabels = !!old && (old.metadata.labels === obj.metadata.labels || deepEqual(old.metadata.labels, obj.metadata.labels));
     const sameOwners = !!old && (old.metadata.ownerReferences === obj.metadata.ownerReferences || deepEqual(old.metadata.ownerReferences, obj.metadata.ownerReferences));
-    if (old) this.unindex(t, key, old, cluster, !sameLabels, !sameOwners);
+    if (old) this.unindex(t, entry, old, cluster, !sameLabels, !sameOwners);
     const labels = sameLabels ? undefined : obj.metadata.labels;
     if (labels) {
       for (const k in labels) {
@@ -360,9 +371,9 @@ export class EmbeddedStore implements Store {
         if (t.lazyIndex && !t.labelIndex.has(k)) continue;
         let byValue = t.labelIndex.get(k);
         if (!byValue) t.labelIndex.set(k, (byValue = new Map()));
-        let keys = byValue.get(labels[k]!);
-        if (!keys) byValue.set(labels[k]!, (keys = new Set()));
-        keys.add(key);
+        let hits = byValue.get(labels[k]!);
+        if (!hits) byValue.set(labels[k]!, (hits = new Set()));
+        hits.add(entry);
       }
     }
     for (const owner of sameOwners ? [] : (obj.metadata.ownerReferences ?? [])) {
@@ -375,10 +386,10 @@ export class EmbeddedStore implements Store {
     }
   }
 
-  private unindex(t: TypeTable, key: string, old: KObject, cluster: string | undefined, labelsToo = true, ownersToo = true): void {
+  private unindex(t: TypeTable, entry: Entry, old: KObject, cluster: string | undefined, labelsToo = true, ownersToo = true): void {
     if (!labelsToo && !ownersToo) return;
     const labels = labelsToo ? old.metadata.labels : undefined;
-    if (labels) for (const k in labels) t.labelIndex.get(k)?.get(labels[k]!)?.delete(key);
+    if (labels) for (const k in labels) t.labelIndex.get(k)?.get(labels[k]!)?.delete(entry);
     for (const owner of ownersToo ? (old.metadata.ownerReferences ?? []) : []) {
       if (typeof owner.uid === 'string') {
         this.dependents
@@ -388,10 +399,10 @@ export class EmbeddedStore implements Store {
     }
   }
 
-  private remove(t: TypeTable, key: string, old: KObject, cluster: string | undefined): void {
-    this.unindex(t, key, old, cluster);
+  private remove(t: TypeTable, entry: Entry, old: KObject, cluster: string | undefined): void {
+    this.unindex(t, entry, old, cluster);
     t.byNamespace.get(old.metadata.namespace ?? '')?.delete(old.metadata.name!);
-    t.objects.delete(key);
+    t.objects.delete(entry);
     this.emit({ type: 'DELETED', object: old, old, cluster });
     // Background cascading deletion: dependents whose owner is gone are deleted in turn.
     const uid = old.metadata.uid;
@@ -410,14 +421,14 @@ export class EmbeddedStore implements Store {
 
   /** Indexes one label key of a lazily indexed table, from its objects; put() keeps it up to date from then on. */
   private buildIndex(t: TypeTable, labelKey: string): void {
-    const byValue = new Map<string, Set<string>>();
+    const byValue = new Map<string, Set<Entry>>();
     t.labelIndex.set(labelKey, byValue);
-    for (const [key, o] of t.objects) {
-      const labels = o.metadata.labels;
+    for (const e of t.objects) {
+      const labels = e.obj.metadata.labels;
       if (!labels || !(labelKey in labels)) continue;
-      let keys = byValue.get(labels[labelKey]!);
-      if (!keys) byValue.set(labels[labelKey]!, (keys = new Set()));
-      keys.add(key);
+      let hits = byValue.get(labels[labelKey]!);
+      if (!hits) byValue.set(labels[labelKey]!, (hits = new Set()));
+      hits.add(e);
     }
   }
 
@@ -432,21 +443,28 @@ export class EmbeddedStore implements Store {
   }
 
   private table(t: TypeRef, cluster: string | undefined, create: boolean): TypeTable | undefined {
+    // Every get, list and write starts here: three lookups by strings the caller already has.
+    const hit = this.tableCache.get(cluster ?? CONTROL_PLANE)?.get(t.apiVersion)?.get(t.kind);
+    if (hit) return hit;
     const ck = cluster ?? CONTROL_PLANE;
     let c = this.clusters.get(ck);
     if (!c) {
       if (!create) return undefined;
       this.clusters.set(ck, (c = new Map()));
     }
-    let byKind = this.typeKeys.get(t.apiVersion);
-    if (!byKind) this.typeKeys.set(t.apiVersion, (byKind = new Map()));
-    let tk = byKind.get(t.kind);
-    if (tk === undefined) byKind.set(t.kind, (tk = typeKey(t)));
+    const tk = typeKey(t);
     let table = c.get(tk);
-    if (!table && create) {
-      table = { apiVersion: t.apiVersion, kind: t.kind, objects: new Map(), byNamespace: new Map(), labelIndex: new Map(), lazyIndex: ck !== CONTROL_PLANE };
+    if (!table) {
+      if (!create) return undefined;
+      table = { apiVersion: t.apiVersion, kind: t.kind, objects: new Set(), byNamespace: new Map(), labelIndex: new Map(), lazyIndex: ck !== CONTROL_PLANE };
       c.set(tk, table);
     }
+    // Only tables that exist are cached: a miss stays a miss until a create makes the table.
+    let byVersion = this.tableCache.get(ck);
+    if (!byVersion) this.tableCache.set(ck, (byVersion = new Map()));
+    let byKind = byVersion.get(t.apiVersion);
+    if (!byKind) byVersion.set(t.apiVersion, (byKind = new Map()));
+    byKind.set(t.kind, table);
     return table;
   }
 
@@ -476,22 +494,11 @@ export class EmbeddedStore implements Store {
   }
 }
 
-const HEX_BYTE = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-
-/** An unsigned 32-bit number as 8 hex digits (`x.toString(16).padStart(8, '0')`, from a table: one per create). */
-function hex8(x: number): string {
-  return HEX_BYTE[x >>> 24]! + HEX_BYTE[(x >>> 16) & 0xff]! + HEX_BYTE[(x >>> 8) & 0xff]! + HEX_BYTE[x & 0xff]!;
-}
-
 function shallowCopy<T>(v: T): T {
   if (v === null || typeof v !== 'object') return v;
   const o = { ...(v as Record<string, unknown>) } as Record<string, unknown>;
   if (o.metadata && typeof o.metadata === 'object') o.metadata = { ...(o.metadata as Record<string, unknown>) };
   return o as T;
-}
-
-function objKey(namespace: string | undefined, name: string): string {
-  return namespace ? `${namespace}/${name}` : name;
 }
 
 function gcKey(cluster: string | undefined, uid: string): string {

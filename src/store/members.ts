@@ -33,7 +33,8 @@ export class MemberSimulator {
 
   /** The status a member object gets after a write; undefined keeps what it has. */
   statusFor(cluster: string, obj: KObject): unknown {
-    const o = this.overrides.get(memberKey(cluster, obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name ?? ''));
+    // Called on every member write; most runs pin nothing, so the key is only built when something is pinned.
+    const o = this.overrides.size ? this.overrides.get(memberKey(cluster, obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name ?? '')) : undefined;
     if (o?.status) return o.status;
     if (!this.enabled && !o?.health) return undefined;
     return simulatedStatus(obj, o?.health ?? 'Healthy');

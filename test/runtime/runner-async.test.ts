@@ -154,3 +154,87 @@ describe('queue with an overall token bucket', () => {
     expect(q.nextDelayedAt()).toBe(100);
   });
 });
+
+describe('per-controller concurrency on the asynchronous path', () => {
+  /** Writes that complete only when the test says so, and a record of which keys are mid-reconcile. */
+  function harness(concurrency: Record<string, number> | undefined) {
+    const release: Array<() => void> = [];
+    const active = new Map<string, Set<string>>();
+    const maxActive = new Map<string, number>();
+    let overlap = false;
+    const reconciled: string[] = [];
+    const writer: AsyncWriter = {
+      create: (obj) => new Promise((resolve) => release.push(() => resolve(obj))),
+      update: (obj) => Promise.resolve(obj),
+      updateStatus: (obj) => Promise.resolve(obj),
+      delete: () => Promise.resolve(),
+    };
+    const store = { get: () => undefined, list: () => [], types: () => [], watch: () => () => undefined, recordEvent: () => undefined };
+    const slow = (name: string): ControllerSpec => ({
+      name,
+      keysFor: () => [],
+      reconcile: (_ctx, key) => {
+        const mine = active.get(name) ?? new Set<string>();
+        active.set(name, mine);
+        if (mine.has(key)) overlap = true;
+        mine.add(key);
+        maxActive.set(name, Math.max(maxActive.get(name) ?? 0, mine.size));
+        reconciled.push(`${name}/${key}`);
+        const done = () => {
+          mine.delete(key);
+          return { writes: [] };
+        };
+        return { writes: [{ op: 'create', object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: key, namespace: 'ns' } }, then: done }], events: [] };
+      },
+    });
+    const runner = new Runner(store, [slow('wide'), slow('narrow')], { clock: () => new Date(0), context, writer, concurrency });
+    const settle = () => new Promise((r) => setImmediate(r));
+    return { runner, release, active, maxActive, reconciled, settle, overlap: () => overlap };
+  }
+
+  it('reconciles up to N keys of one controller at once and never the same key twice at once', async () => {
+    const h = harness({ wide: 3 });
+    for (const k of ['a', 'b', 'c', 'd', 'e']) h.runner.enqueue('wide', k);
+    h.runner.enqueue('narrow', 'x');
+    h.runner.enqueue('narrow', 'y');
+    const run = h.runner.runOnce();
+    await h.settle();
+    expect([...h.active.get('wide')!]).toEqual(['a', 'b', 'c']);
+    // Re-added while it is being reconciled: it waits for that reconcile to finish.
+    h.runner.enqueue('wide', 'a');
+    while (h.release.length) {
+      h.release.shift()!();
+      await h.settle();
+    }
+    await run;
+    expect(h.overlap()).toBe(false);
+    expect(h.maxActive.get('wide')).toBe(3);
+    expect(h.maxActive.get('narrow')).toBe(1);
+    expect(h.reconciled.filter((r) => r === 'wide/a')).toHaveLength(2);
+    expect(h.reconciled).toHaveLength(8);
+    // The next controller starts once the first one's ready keys are done.
+    expect(h.reconciled.indexOf('narrow/x')).toBeGreaterThan(h.reconciled.indexOf('wide/e'));
+  });
+
+  it('keeps one key at a time per controller by default', async () => {
+    const h = harness(undefined);
+    for (const k of ['a', 'b', 'c']) h.runner.enqueue('wide', k);
+    const run = h.runner.runOnce();
+    await h.settle();
+    expect([...h.active.get('wide')!]).toEqual(['a']);
+    while (h.release.length) {
+      h.release.shift()!();
+      await h.settle();
+    }
+    await run;
+    expect(h.maxActive.get('wide')).toBe(1);
+    expect(h.reconciled).toEqual(['wide/a', 'wide/b', 'wide/c']);
+  });
+
+  it('rejects a concurrency for an unknown controller or below 1', () => {
+    const make = (concurrency: Record<string, number>) => () => harness(concurrency);
+    expect(make({ nope: 2 })).toThrow(/concurrency: no controller named nope; known: wide, narrow/);
+    expect(make({ wide: 0 })).toThrow(/concurrency.wide: 0 is not a whole number of at least 1/);
+    expect(make({ wide: 1.5 })).toThrow(/concurrency.wide: 1.5/);
+  });
+});

@@ -87,6 +87,28 @@ describe('embedded store', () => {
     expect(s.list(t, { labels: { id: '1' } }, 'member1').map((o) => o.metadata.name)).toEqual(['b', 'c']);
     expect(s.list(t, { labels: { id: '2' } }, 'member1')).toEqual([]);
   });
+  it('lists in creation order, which updates keep and a re-create moves to the end, also through the label index', () => {
+    const s = new EmbeddedStore({ indexedLabels: ['id'] });
+    const t = { apiVersion: 'v1', kind: 'ConfigMap' };
+    const names = (l: KObject[]) => l.map((o) => `${o.metadata.namespace}/${o.metadata.name}`);
+    // A lookup before the type has a table must not hide objects created later.
+    expect(s.get(t, 'default', 'a')).toBeUndefined();
+    const a = s.create(cm('a', {}, { labels: { id: '1' } }));
+    s.create({ ...cm('b'), metadata: { name: 'b', namespace: 'other', labels: { id: '1' } } });
+    s.create(cm('c', {}, { labels: { id: '1' } }));
+    const a2 = s.update({ ...a, data: { k: 'v' } });
+    expect(s.get(t, 'default', 'a')).toBe(a2);
+    expect(names(s.list(t))).toEqual(['default/a', 'other/b', 'default/c']);
+    expect(names(s.list(t, { labels: { id: '1' } }))).toEqual(['default/a', 'other/b', 'default/c']);
+    s.delete({ ...t, namespace: 'default', name: 'a' });
+    expect(s.get(t, 'default', 'a')).toBeUndefined();
+    const a3 = s.create(cm('a', {}, { labels: { id: '1' } }));
+    expect(s.get(t, 'default', 'a')).toBe(a3);
+    expect(names(s.list(t))).toEqual(['other/b', 'default/c', 'default/a']);
+    expect(names(s.list(t, { labels: { id: '1' } }))).toEqual(['other/b', 'default/c', 'default/a']);
+    expect(names(s.list(t, { namespace: 'default', labels: { id: '1' } }))).toEqual(['default/c', 'default/a']);
+    expect(names(s.all())).toEqual(['default/a', 'default/c', 'other/b']);
+  });
   it('treats versions of one group/kind as the same objects', () => {
     const s = new EmbeddedStore();
     s.create({ apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'h', namespace: 'default' } });
