@@ -7,7 +7,7 @@
 import { hostname } from 'node:os';
 import type { Server } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { DefaultGracefulEvictionTimeoutSeconds, DefaultSkippedPropagatingNamespaces } from '../api/constants.js';
+import { DefaultClusterFailureThresholdSeconds, DefaultGracefulEvictionTimeoutSeconds, DefaultSkippedPropagatingNamespaces } from '../api/constants.js';
 import { coreControllers } from '../core/controllers.js';
 import { RIC } from '../core/kinds.js';
 import type { ControllerSpec, CoreOptions, Interpreter, InterpreterOperation } from '../core/ports.js';
@@ -72,6 +72,7 @@ export class Controller {
       policyPreemption: opts.core?.policyPreemption ?? false,
       gracefulEvictionTimeoutSeconds: opts.core?.gracefulEvictionTimeoutSeconds ?? DefaultGracefulEvictionTimeoutSeconds,
       skippedPropagatingNamespaces: opts.core?.skippedPropagatingNamespaces ?? DefaultSkippedPropagatingNamespaces,
+      clusterFailureThresholdSeconds: opts.core?.clusterFailureThresholdSeconds ?? DefaultClusterFailureThresholdSeconds,
     };
     this.core = core;
     this.controllers = selectControllers(coreControllers({ skippedPropagatingNamespaces: core.skippedPropagatingNamespaces }), opts.controllers);

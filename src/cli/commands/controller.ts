@@ -18,9 +18,74 @@ interface ControllerFlags {
   rateLimiterQps: string;
   rateLimiterBucketSize: string;
   clusterProbeInterval: string;
+  clusterFailureThreshold: string;
+  withWebhook: boolean;
+  webhookCertFile?: string;
+  webhookKeyFile?: string;
+  webhookPort: string;
+  webhookBindAddress: string;
+  webhookFeatureGates?: string;
+  webhookSchema: string;
+  webhookTlsMinVersion: string;
+  webhookCertReloadInterval: string;
   logLevel: string;
   v?: string;
 }
+
+/** The webhook command's flags, each under --webhook-<name> here. */
+const WEBHOOK_FLAGS = ['cert-file', 'key-file', 'port', 'bind-address', 'feature-gates', 'schema', 'tls-min-version', 'cert-reload-interval'] as const;
+
+/** The webhook's own errors name its flags; here they are spelled with the --webhook- prefix. */
+function asWebhookFlags(message: string): string {
+  return message.replace(new RegExp(`--(${WEBHOOK_FLAGS.join('|')})\\b`, 'g'), '--webhook-$1');
+}
+
+/**
+ * `--with-webhook`: the webhook command's options from the prefixed flags, checked the same way. The
+ * existing RICs for the conflict check come from the host cluster the controller already talks to.
+ */
+async function webhookOptions(flags: ControllerFlags, logLevel: string, kc: import('@kubernetes/client-node').KubeConfig) {
+  const given = WEBHOOK_FLAGS.filter((f) => {
+    const k = `webhook${f.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase())}` as keyof ControllerFlags;
+    return flags[k] !== undefined && flags[k] !== DEFAULTS[k as keyof typeof DEFAULTS];
+  });
+  if (!flags.withWebhook) {
+    if (given.length) throw new Error(`--webhook-${given[0]} is only used with --with-webhook; add --with-webhook to serve the admission webhook in this process`);
+    return undefined;
+  }
+  if (!flags.webhookCertFile || !flags.webhookKeyFile) {
+    throw new Error('--with-webhook needs --webhook-cert-file and --webhook-key-file: the PEM certificate and key the webhook serves HTTPS with (see deploy/webhook/README.md)');
+  }
+  const { toServerOptions } = await import('./webhook.js');
+  const { clusterRicLister } = await import('../../webhook/ric-source.js');
+  try {
+    const opts = await toServerOptions({
+      certFile: flags.webhookCertFile,
+      keyFile: flags.webhookKeyFile,
+      port: flags.webhookPort,
+      bindAddress: flags.webhookBindAddress,
+      featureGates: flags.webhookFeatureGates,
+      schema: flags.webhookSchema,
+      logLevel,
+      tlsMinVersion: flags.webhookTlsMinVersion,
+      certReloadInterval: flags.webhookCertReloadInterval,
+      // No file list: the lister below reads the host cluster, in-cluster config included.
+      existingRics: [],
+    });
+    opts.review.listRics = clusterRicLister(kc);
+    return opts;
+  } catch (e) {
+    throw new Error(asWebhookFlags((e as Error).message));
+  }
+}
+
+const DEFAULTS = {
+  webhookPort: '8443',
+  webhookBindAddress: '0.0.0.0',
+  webhookSchema: 'decode',
+  webhookTlsMinVersion: 'TLSv1.3',
+  webhookCertReloadInterval: '1000',
+} as const;
 
 /** Go-style durations as Karmada's flags take them: 5ms, 1000s, 1m30s; a bare number is seconds. */
 export function parseDuration(flag: string, v: string): number {
@@ -57,13 +122,37 @@ export function registerController(program: Command): void {
     .option('--rate-limiter-qps <n>', 'overall retry rate of each controller queue, per second', '10')
     .option('--rate-limiter-bucket-size <n>', 'burst of the overall retry rate', '100')
     .option('--cluster-probe-interval <duration>', 'how often member clusters\' /readyz is probed', '10s')
+    .option('--cluster-failure-threshold <duration>', 'how long a cluster may stay not ready before it gets the NoExecute taint that evicts workloads with failover.cluster', '30s')
+    .option('--with-webhook', 'also serve the admission webhook (what `karmada-lite webhook` serves) from this process, on every replica', false)
+    .option('--webhook-cert-file <path>', 'with --with-webhook: PEM certificate the webhook presents (reloaded when the file changes)')
+    .option('--webhook-key-file <path>', 'with --with-webhook: PEM private key of that certificate')
+    .option('--webhook-port <port>', 'with --with-webhook: HTTPS port of the webhook', DEFAULTS.webhookPort)
+    .option('--webhook-bind-address <address>', 'with --with-webhook: address the webhook listens on', DEFAULTS.webhookBindAddress)
+    .option('--webhook-feature-gates <gates>', 'with --with-webhook: Karmada alpha rules to turn on, e.g. MultiplePodTemplatesScheduling=true')
+    .option('--webhook-schema <mode>', 'with --with-webhook: decode (refuse wrong types only, as Karmada) or full (the whole schema)', DEFAULTS.webhookSchema)
+    .option('--webhook-tls-min-version <version>', 'with --with-webhook: TLSv1.2 or TLSv1.3', DEFAULTS.webhookTlsMinVersion)
+    .option('--webhook-cert-reload-interval <ms>', 'with --with-webhook: how often to check the certificate files for changes, in milliseconds', DEFAULTS.webhookCertReloadInterval)
     .option('--log-level <level>', 'debug, info, warn or error', 'info')
     .option('--v <n>', 'klog-style verbosity: 4 or more logs at debug level')
     .addHelpText(
       'after',
       `
 Controllers: detector, policy, binding, scheduler, execution, work-status, binding-status, dependencies,
-graceful-eviction, application-failover, cluster.
+graceful-eviction, application-failover, taint-manager, cluster.
+
+Cluster failover: the controller probes every member's /readyz (--cluster-probe-interval) into the Cluster's
+Ready condition. A not-ready cluster gets the taint cluster.karmada.io/not-ready:NoSchedule at once (no new
+placements); once Ready has been False for --cluster-failure-threshold it also gets
+cluster.karmada.io/not-ready:NoExecute. The taint-manager then evicts the cluster from every binding whose
+policy sets failover.cluster (purgeMode Directly or Gracefully) and does not tolerate that taint in
+placement.clusterTolerations (tolerationSeconds delays it); the scheduler moves the replicas elsewhere. Both
+taints go when the cluster is Ready again. Bindings whose dispatching to that cluster is suspended are not
+evicted until the suspension is lifted.
+
+--with-webhook serves the validating and mutating webhook (the paths of \`karmada-lite webhook --help\`, plus
+/healthz and /readyz) over HTTPS on --webhook-port, on every replica, leader or not. Its flags are the
+webhook command's, prefixed with --webhook-; existing ResourceInterpreterCustomizations for the conflict
+check are read from the host cluster.
 
 Member clusters are Cluster objects (cluster.karmada.io/v1alpha1, syncMode Push) with spec.apiEndpoint and
 spec.secretRef naming a Secret with token + caBundle, or kubeconfig.
@@ -72,7 +161,9 @@ SIGTERM drains: the reconcile in progress finishes, then the Lease is released s
 
 Examples:
   karmada-lite controller --kubeconfig ~/.kube/karmada.config
-  karmada-lite controller --kubeconfig host.config --leader-elect --metrics-port 9090`,
+  karmada-lite controller --kubeconfig host.config --leader-elect --metrics-port 9090
+  karmada-lite controller --kubeconfig host.config --cluster-failure-threshold 1m --cluster-probe-interval 5s
+  karmada-lite controller --kubeconfig host.config --with-webhook --webhook-cert-file tls.crt --webhook-key-file tls.key`,
     )
     .action(async (flags: ControllerFlags) => {
       let level = flags.logLevel;
@@ -84,6 +175,7 @@ Examples:
       }
       const log = createLogger({ level, fields: { component: 'controller' } });
       let controller: import('../../kube/controller.js').Controller;
+      let webhook: import('../../webhook/server.js').WebhookServer | undefined;
       try {
         const port = Number(flags.metricsPort);
         if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--metrics-port must be a port number, got ${flags.metricsPort}`);
@@ -94,9 +186,12 @@ Examples:
         if (!Number.isInteger(bucketSize) || bucketSize < 1) throw new Error(`--rate-limiter-bucket-size must be a positive integer, got ${flags.rateLimiterBucketSize}`);
         const { KubeConfig } = await import('@kubernetes/client-node');
         const { Controller } = await import('../../kube/controller.js');
+        const failureThresholdMs = parseDuration('--cluster-failure-threshold', flags.clusterFailureThreshold);
+        if (failureThresholdMs < 1000) throw new Error(`--cluster-failure-threshold must be at least 1s (a shorter one would evict on a single failed probe), got ${flags.clusterFailureThreshold}`);
         const kc = new KubeConfig();
         if (flags.kubeconfig) kc.loadFromFile(flags.kubeconfig);
         else kc.loadFromDefault();
+        const webhookOpts = await webhookOptions(flags, level, kc);
         controller = new Controller({
           kubeconfig: kc,
           log,
@@ -114,13 +209,31 @@ Examples:
           qps,
           bucketSize,
           probeIntervalMs: parseDuration('--cluster-probe-interval', flags.clusterProbeInterval),
+          core: { clusterFailureThresholdSeconds: failureThresholdMs / 1000 },
         });
+        if (webhookOpts) {
+          const { WebhookServer } = await import('../../webhook/server.js');
+          webhook = new WebhookServer(webhookOpts);
+          try {
+            const addr = await webhook.start();
+            log.info('serving the admission webhook', { port: addr.port });
+          } catch (e) {
+            throw new Error(asWebhookFlags((e as Error).message));
+          }
+        }
         await controller.start();
       } catch (e) {
+        await webhook?.stop().catch(() => undefined);
         process.stderr.write(`error: ${(e as Error).message}\n`);
         process.exitCode = 2;
         return;
       }
-      await serveUntilSignal(() => controller.stop(), (signal) => log.info('shutting down', { signal }));
+      await serveUntilSignal(
+        async () => {
+          await controller.stop();
+          await webhook?.stop();
+        },
+        (signal) => log.info('shutting down', { signal }),
+      );
     });
 }

@@ -6,7 +6,7 @@ import { WebhookServer } from '../../webhook/server.js';
 import { ROUTES, type ReviewContext } from '../../webhook/review.js';
 import { serveUntilSignal } from '../serve.js';
 
-interface WebhookOptions {
+export interface WebhookOptions {
   certFile: string;
   keyFile: string;
   port: string;
@@ -64,7 +64,7 @@ Examples:
 }
 
 // client-node is loaded only when a cluster is named: it costs every other CLI command startup time.
-async function toServerOptions(opts: WebhookOptions) {
+export async function toServerOptions(opts: WebhookOptions) {
   const port = Number(opts.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number, got ${opts.port}`);
   if (!isLevel(opts.logLevel)) throw new Error(`--log-level must be debug, info, warn or error, got ${opts.logLevel}`);

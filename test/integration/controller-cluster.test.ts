@@ -1,0 +1,222 @@
+// End to end: cluster failover by taint and --with-webhook, on the real binary (dist/karmada-lite controller)
+// against the host, member1 and member2 apiservers. member3 is member2's apiserver behind a TCP proxy the test
+// takes down and brings back.
+import { Agent, request as httpsRequest } from 'node:https';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makePki } from '../webhook/certs.js';
+import { cluster, waitFor } from './env.js';
+import { ensureBinary, freePort, get, ignoreConflict, installCrds, registerMembers, rest, startController, stopController, type Proc } from './harness.js';
+
+const NS = `cluster-e2e-${Date.now().toString(36)}`;
+const CLUSTERS = '/apis/cluster.karmada.io/v1alpha1/clusters';
+
+/** member2's apiserver behind a proxy on a port of its own: `down()` refuses and cuts connections like a dead cluster. */
+class MemberProxy {
+  private server?: Server;
+  private readonly sockets = new Set<Socket>();
+  constructor(
+    readonly port: number,
+    private readonly target: number,
+  ) {}
+
+  up(): Promise<void> {
+    if (this.server) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.server = createServer((c) => {
+        const u = connect(this.target, '127.0.0.1');
+        this.sockets.add(c).add(u);
+        c.pipe(u).pipe(c);
+        const drop = () => (c.destroy(), u.destroy());
+        c.on('error', drop).on('close', drop);
+        u.on('error', drop).on('close', drop);
+      });
+      this.server.once('error', reject).listen(this.port, '127.0.0.1', () => resolve());
+    });
+  }
+
+  down(): Promise<void> {
+    return new Promise((resolve) => {
+      for (const s of this.sockets) s.destroy();
+      this.sockets.clear();
+      if (!this.server) return resolve();
+      this.server.close(() => resolve());
+      this.server = undefined;
+    });
+  }
+}
+
+/** HTTPS to the webhook, trusting only the test CA. */
+function https(port: number, ca: Buffer, p: string, body?: unknown): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const data = body === undefined ? undefined : JSON.stringify(body);
+    const req = httpsRequest(
+      { host: '127.0.0.1', port, path: p, method: data ? 'POST' : 'GET', agent: new Agent({ ca }), headers: data ? { 'content-type': 'application/json' } : {} },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve({ status: res.statusCode!, text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(data);
+  });
+}
+
+describe('karmada-lite controller: cluster failover and --with-webhook', () => {
+  const host = rest('host');
+  const pki = makePki();
+  const certFile = path.join(pki.dir, 'tls.crt');
+  const keyFile = path.join(pki.dir, 'tls.key');
+  let ctrl: Proc | undefined;
+  let webhookPort = 0;
+  let proxy: MemberProxy | undefined;
+
+  beforeAll(async () => {
+    ensureBinary();
+    await installCrds(host);
+    host.resetDiscovery();
+    await ignoreConflict(host.request('POST', '/api/v1/namespaces', { body: { metadata: { name: NS } } }));
+    await registerMembers(host);
+    pki.issue(certFile, keyFile, 'karmada-lite-webhook');
+    webhookPort = await freePort();
+    ctrl = await startController([
+      '--cluster-failure-threshold', '3s',
+      '--cluster-probe-interval', '1s',
+      '--with-webhook', '--webhook-cert-file', certFile, '--webhook-key-file', keyFile,
+      '--webhook-port', String(webhookPort), '--webhook-bind-address', '127.0.0.1',
+    ]);
+  }, 180_000);
+
+  afterAll(async () => {
+    // The cluster controller empties member3's execution namespace before letting the Cluster go: it must still run.
+    await host.request('DELETE', `${CLUSTERS}/member3`).catch(() => undefined);
+    await proxy?.up().catch(() => undefined);
+    await waitFor('member3 gone', async () => ((await get(host, `${CLUSTERS}/member3`)) === undefined ? true : undefined), 30_000).catch(() => undefined);
+    for (const p of [`/apis/apps/v1/namespaces/${NS}/deployments/web`, `/apis/policy.karmada.io/v1alpha1/namespaces/${NS}/propagationpolicies/web`]) await host.request('DELETE', p).catch(() => undefined);
+    const code = await stopController(ctrl);
+    await proxy?.down();
+    if (ctrl && code !== 0) console.error(ctrl.logs.slice(-50).join('\n'));
+  });
+
+  it('a cluster down past --cluster-failure-threshold gets the NoExecute taint; a Divided workload leaves it for member1; the taint goes on recovery', async () => {
+    proxy = new MemberProxy(await freePort(), cluster('member2').port);
+    await proxy.up();
+    const clusterObj = async () => get(host, `${CLUSTERS}/member3`);
+    const readyOf = (c: any) => c?.status?.conditions?.find((x: any) => x.type === 'Ready');
+    const notReadyTaints = (c: any) => ((c?.spec?.taints ?? []) as any[]).filter((t) => t.key === 'cluster.karmada.io/not-ready');
+
+    await ignoreConflict(
+      host.request('POST', CLUSTERS, {
+        body: { apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name: 'member3' }, spec: { apiEndpoint: `https://127.0.0.1:${proxy.port}`, syncMode: 'Push', secretRef: { namespace: 'karmada-cluster', name: 'member2' } } },
+      }),
+    );
+    await waitFor('member3 Ready and untainted', async () => {
+      const c = await clusterObj();
+      return readyOf(c)?.status === 'True' && notReadyTaints(c).length === 0 ? true : undefined;
+    });
+
+    await host.request('POST', `/apis/policy.karmada.io/v1alpha1/namespaces/${NS}/propagationpolicies`, {
+      body: {
+        apiVersion: 'policy.karmada.io/v1alpha1',
+        kind: 'PropagationPolicy',
+        metadata: { name: 'web', namespace: NS },
+        spec: {
+          resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }],
+          failover: { cluster: { purgeMode: 'Gracefully' } },
+          placement: {
+            clusterAffinity: { clusterNames: ['member1', 'member3'] },
+            replicaScheduling: {
+              replicaSchedulingType: 'Divided',
+              replicaDivisionPreference: 'Weighted',
+              weightPreference: { staticWeightList: [{ targetCluster: { clusterNames: ['member1'] }, weight: 1 }, { targetCluster: { clusterNames: ['member3'] }, weight: 1 }] },
+            },
+          },
+        },
+      },
+    });
+    await host.request('POST', `/apis/apps/v1/namespaces/${NS}/deployments`, {
+      body: {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'web', namespace: NS, labels: { app: 'web' } },
+        spec: { replicas: 4, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.25' }] } } },
+      },
+    });
+    const deployPath = `/apis/apps/v1/namespaces/${NS}/deployments/web`;
+    const replicasOn = (m: 'member1' | 'member2', n: number) => async () => ((await get(rest(m), deployPath))?.spec?.replicas === n ? true : undefined);
+    await waitFor('2 replicas on member1', replicasOn('member1', 2));
+    await waitFor('2 replicas on member3 (member2)', replicasOn('member2', 2));
+
+    await proxy.down();
+    const tainted = await waitFor(
+      'member3 tainted NoExecute',
+      async () => {
+        const c = await clusterObj();
+        return notReadyTaints(c).some((t) => t.effect === 'NoExecute') ? c : undefined;
+      },
+      30_000,
+    );
+    const ready = readyOf(tainted);
+    expect(ready.status).toBe('False');
+    const noExecute = notReadyTaints(tainted).find((t) => t.effect === 'NoExecute');
+    // Not before the threshold: the taint's timeAdded is at least 3 s after Ready turned False.
+    expect(Date.parse(noExecute.timeAdded) - Date.parse(ready.lastTransitionTime)).toBeGreaterThanOrEqual(3000);
+    expect(notReadyTaints(tainted).map((t) => t.effect).sort()).toEqual(['NoExecute', 'NoSchedule']);
+
+    const rbPath = `/apis/work.karmada.io/v1alpha2/namespaces/${NS}/resourcebindings/web-deployment`;
+    // The taint manager's eviction first, then the scheduler's scale-up of member1.
+    const rb = await waitFor('web evicted from member3 and rescheduled', async () => {
+      const b = await get(host, rbPath);
+      return b?.spec?.gracefulEvictionTasks?.length && b.spec.clusters?.length === 1 && b.spec.clusters[0].replicas === 4 ? b : undefined;
+    });
+    expect(rb.spec.clusters).toEqual([{ name: 'member1', replicas: 4 }]);
+    expect(rb.spec.gracefulEvictionTasks).toMatchObject([{ fromCluster: 'member3', purgeMode: 'Gracefully', replicas: 2, reason: 'TaintUntolerated', producer: 'TaintManager' }]);
+    await waitFor('4 replicas on member1', replicasOn('member1', 4));
+
+    await proxy.up();
+    await waitFor('member3 Ready and its taints gone', async () => {
+      const c = await clusterObj();
+      return readyOf(c)?.status === 'True' && notReadyTaints(c).length === 0 ? true : undefined;
+    }, 30_000);
+    // The replicas stay where failover put them: a recovered cluster does not pull a Divided workload back.
+    expect((await get(host, rbPath)).spec.clusters).toEqual([{ name: 'member1', replicas: 4 }]);
+  }, 120_000);
+
+  it('--with-webhook: the controller process answers AdmissionReviews over HTTPS and /readyz', async () => {
+    expect(await https(webhookPort, pki.ca, '/readyz')).toEqual({ status: 200, text: 'ok' });
+    const review = {
+      apiVersion: 'admission.k8s.io/v1',
+      kind: 'AdmissionReview',
+      request: {
+        uid: 'e2e-1',
+        kind: { group: 'policy.karmada.io', version: 'v1alpha1', kind: 'PropagationPolicy' },
+        resource: { group: 'policy.karmada.io', version: 'v1alpha1', resource: 'propagationpolicies' },
+        operation: 'CREATE',
+        namespace: NS,
+        name: 'both',
+        object: {
+          apiVersion: 'policy.karmada.io/v1alpha1',
+          kind: 'PropagationPolicy',
+          // The mutating webhook's id, which the validating one requires.
+          metadata: { name: 'both', namespace: NS, labels: { 'propagationpolicy.karmada.io/permanent-id': '8b1c2d3e-0000-4000-8000-000000000001' } },
+          spec: {
+            resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', namespace: NS }],
+            suspension: { dispatching: true, dispatchingOnClusters: { clusterNames: ['member1'] } },
+          },
+        },
+      },
+    };
+    const res = await https(webhookPort, pki.ca, '/validate-propagationpolicy', review);
+    expect(res.status).toBe(200);
+    const body = JSON.parse(res.text);
+    expect(body.response).toMatchObject({ uid: 'e2e-1', allowed: false, status: { code: 403 } });
+    expect(body.response.status.message).toContain('spec.suspension.suspension: Invalid value:');
+    expect(body.response.status.message).toContain('suspension dispatching cannot co-exist with dispatchingOnClusters.clusterNames');
+
+    const ok = await https(webhookPort, pki.ca, '/validate-propagationpolicy', { ...review, request: { ...review.request, uid: 'e2e-2', object: { ...review.request.object, spec: { ...review.request.object.spec, suspension: { dispatching: true } } } } });
+    expect(JSON.parse(ok.text).response).toEqual({ uid: 'e2e-2', allowed: true, status: { metadata: {}, code: 200 } });
+    // The controller's own probe server still answers beside it.
+    expect((await fetch(`http://127.0.0.1:${ctrl!.port}/readyz`)).status).toBe(200);
+  });
+});
