@@ -54,29 +54,29 @@ function typeName(L: LuaState, idx: number): string {
   return to_jsstring(lua.lua_typename(L, t));
 }
 
-function run<T>(sb: LuaSandbox, entry: ScriptEntry, op: Operation, args: unknown[], nresults: number, read: (L: LuaState) => T): T {
+/** What a result reader needs besides the stack; one plain object per call instead of closures. */
+interface Call {
+  sb: LuaSandbox;
+  entry: ScriptEntry;
+  /** Reference objects of the empty-table repair. */
+  refs: readonly unknown[];
+}
+
+function run<T>(sb: LuaSandbox, entry: ScriptEntry, op: Operation, args: unknown[], nresults: number, read: (L: LuaState, n: number, c: Call) => T, refs: readonly unknown[] = NO_REFS): T {
   try {
-    return sb.run(
-      entry.script,
-      LUA_FUNCTION[op],
-      op,
-      (L) => {
-        for (const a of args) pushJs(L, a);
-        return args.length;
-      },
-      nresults,
-      read,
-    );
+    return sb.run(entry.script, LUA_FUNCTION[op], op, args, nresults, read, { sb, entry, refs });
   } catch (e) {
     if (e instanceof LuaScriptError) throw new InterpreterError(e.message, op);
     throw e;
   }
 }
 
+const NO_REFS: readonly unknown[] = [];
+
 /** Encodes and repairs (spec §4) the result at idx against the reference objects and typed-output options. */
-function encode(sb: LuaSandbox, L: LuaState, idx: number, refs: unknown[], structTarget: boolean, typed: TypedOutput | undefined): JsonValue {
+function encode(sb: LuaSandbox, L: LuaState, idx: number, refs: readonly unknown[], structTarget: boolean, typed: TypedOutput | undefined): JsonValue {
   try {
-    const value = luaToJs(L, idx, { tick: () => sb.checkDeadline(), repair: { pos: rootPos(refs, typed?.emptyObjects), structTarget } });
+    const value = luaToJs(L, idx, { tick: sb.deadlineCheck, repair: { pos: rootPos(refs, typed?.emptyObjects), structTarget } });
     return typed?.nulls ? fillNulls(value, typed.nulls) : value;
   } catch (e) {
     if (e instanceof EncodeError) throw new InterpreterError(`encode lua result to json failed: ${e.message}`);
@@ -94,50 +94,57 @@ function toObject(value: JsonValue): KubeObject {
   return value as KubeObject;
 }
 
-function objectResult(sb: LuaSandbox, L: LuaState, refs: unknown[], typed: TypedOutput | undefined): KubeObject {
+function objectResult(L: LuaState, _n: number, c: Call): KubeObject {
   if (lua.lua_type(L, 1) !== lua.LUA_TTABLE) throw new InterpreterError(`expect the returned requires type is table but got ${typeName(L, 1)}`);
-  return toObject(encode(sb, L, 1, refs, true, typed));
+  return toObject(encode(c.sb, L, 1, c.refs, true, c.entry.typed));
 }
 
 export function luaRetain(sb: LuaSandbox, entry: ScriptEntry, desired: KubeObject, observed: KubeObject): KubeObject {
-  return run(sb, entry, 'Retain', [desired, observed], 1, (L) => objectResult(sb, L, [desired, observed], entry.typed));
+  const args = [desired, observed];
+  return run(sb, entry, 'Retain', args, 1, objectResult, args);
 }
 
 export function luaReviseReplica(sb: LuaSandbox, entry: ScriptEntry, obj: KubeObject, replicas: number): KubeObject {
-  return run(sb, entry, 'ReviseReplica', [obj, replicas], 1, (L) => objectResult(sb, L, [obj], entry.typed));
+  return run(sb, entry, 'ReviseReplica', [obj, replicas], 1, objectResult, [obj]);
 }
 
 /** Go's item JSON: `applied` omitted when false, `appliedMessage`/`health` omitted when empty. */
 function itemsForLua(items: AggregatedStatusItem[] | null | undefined): unknown {
   if (items === null || items === undefined) return null;
-  return items.map((it) => {
+  const list: Record<string, unknown>[] = [];
+  for (const it of items) {
     const out: Record<string, unknown> = { clusterName: it.clusterName ?? '' };
     if (it.status !== undefined && it.status !== null) out.status = it.status;
     if (it.applied === true) out.applied = true;
     if (typeof it.appliedMessage === 'string' && it.appliedMessage !== '') out.appliedMessage = it.appliedMessage;
     if (typeof it.health === 'string' && it.health !== '') out.health = it.health;
-    return out;
-  });
+    list.push(out);
+  }
+  return list;
 }
 
 export function luaAggregateStatus(sb: LuaSandbox, entry: ScriptEntry, obj: KubeObject, items: AggregatedStatusItem[] | null | undefined): KubeObject {
-  return run(sb, entry, 'AggregateStatus', [obj, itemsForLua(items)], 1, (L) => objectResult(sb, L, [], entry.typed));
+  return run(sb, entry, 'AggregateStatus', [obj, itemsForLua(items)], 1, objectResult);
+}
+
+function reflectedStatus(L: LuaState, _n: number, c: Call): unknown {
+  const t = lua.lua_type(L, 1);
+  if (c.entry.typed?.nilIsNull && (t === lua.LUA_TNIL || t === lua.LUA_TNONE)) return null;
+  if (t !== lua.LUA_TTABLE) throw new InterpreterError(`expect the returned replica type is table but got ${typeName(L, 1)}`);
+  return encode(c.sb, L, 1, NO_REFS, true, c.entry.typed);
 }
 
 export function luaReflectStatus(sb: LuaSandbox, entry: ScriptEntry, observed: KubeObject): unknown {
-  return run(sb, entry, 'InterpretStatus', [observed], 1, (L) => {
-    const t = lua.lua_type(L, 1);
-    if (entry.typed?.nilIsNull && (t === lua.LUA_TNIL || t === lua.LUA_TNONE)) return null;
-    if (t !== lua.LUA_TTABLE) throw new InterpreterError(`expect the returned replica type is table but got ${typeName(L, 1)}`);
-    return encode(sb, L, 1, [], true, entry.typed);
-  });
+  return run(sb, entry, 'InterpretStatus', [observed], 1, reflectedStatus);
+}
+
+function healthResult(L: LuaState): boolean {
+  if (lua.lua_type(L, 1) !== lua.LUA_TBOOLEAN) throw new InterpreterError(`result type ${gopherTypeCode(L, 1)} is not bool`);
+  return lua.lua_toboolean(L, 1) as boolean;
 }
 
 export function luaInterpretHealth(sb: LuaSandbox, entry: ScriptEntry, observed: KubeObject): boolean {
-  return run(sb, entry, 'InterpretHealth', [observed], 1, (L) => {
-    if (lua.lua_type(L, 1) !== lua.LUA_TBOOLEAN) throw new InterpreterError(`result type ${gopherTypeCode(L, 1)} is not bool`);
-    return lua.lua_toboolean(L, 1) as boolean;
-  });
+  return run(sb, entry, 'InterpretHealth', [observed], 1, healthResult);
 }
 
 /** Go's int32(float64): truncation toward zero; out of range gives the minimum int32 (amd64). */
@@ -147,21 +154,23 @@ function toInt32(v: number): number {
   return t === 0 ? 0 : t;
 }
 
+function replicaResult(L: LuaState, _n: number, c: Call): ReplicaResult {
+  if (lua.lua_type(L, 1) !== lua.LUA_TNUMBER) throw new InterpreterError(`result type ${gopherTypeCode(L, 1)} is not number`);
+  const replicas = toInt32(lua.lua_tonumber(L, 1));
+  const t2 = lua.lua_type(L, 2);
+  if (t2 === lua.LUA_TNIL || t2 === lua.LUA_TNONE) return { replicas, requirements: null };
+  if (t2 !== lua.LUA_TTABLE) throw new InterpreterError(`expect the returned requires type is table but got ${typeName(L, 2)}`);
+  const value = encode(c.sb, L, 2, NO_REFS, true, c.entry.typed);
+  try {
+    return { replicas, requirements: decodeRequirements(value) };
+  } catch (e) {
+    if (e instanceof DecodeError) throw new InterpreterError(`json unmarshal obj failed: ${e.message}`);
+    throw e;
+  }
+}
+
 export function luaGetReplicas(sb: LuaSandbox, entry: ScriptEntry, obj: KubeObject): ReplicaResult {
-  return run(sb, entry, 'InterpretReplica', [obj], 2, (L) => {
-    if (lua.lua_type(L, 1) !== lua.LUA_TNUMBER) throw new InterpreterError(`result type ${gopherTypeCode(L, 1)} is not number`);
-    const replicas = toInt32(lua.lua_tonumber(L, 1));
-    const t2 = lua.lua_type(L, 2);
-    if (t2 === lua.LUA_TNIL || t2 === lua.LUA_TNONE) return { replicas, requirements: null };
-    if (t2 !== lua.LUA_TTABLE) throw new InterpreterError(`expect the returned requires type is table but got ${typeName(L, 2)}`);
-    const value = encode(sb, L, 2, [], true, entry.typed);
-    try {
-      return { replicas, requirements: decodeRequirements(value) };
-    } catch (e) {
-      if (e instanceof DecodeError) throw new InterpreterError(`json unmarshal obj failed: ${e.message}`);
-      throw e;
-    }
-  });
+  return run(sb, entry, 'InterpretReplica', [obj], 2, replicaResult);
 }
 
 export function luaGetComponents(sb: LuaSandbox, entry: ScriptEntry, obj: KubeObject): Component[] | null {
@@ -174,7 +183,7 @@ export function luaGetComponents(sb: LuaSandbox, entry: ScriptEntry, obj: KubeOb
       }
       let value: JsonValue;
       try {
-        value = luaToJs(L, 1, { tick: () => sb.checkDeadline(), repair: { pos: rootPos([], entry.typed?.emptyObjects), structTarget: false } });
+        value = luaToJs(L, 1, { tick: sb.deadlineCheck, repair: { pos: rootPos([], entry.typed?.emptyObjects), structTarget: false } });
         if (entry.typed?.nulls) value = fillNulls(value, entry.typed.nulls);
         return decodeComponents(value);
       } catch (e) {

@@ -12,7 +12,7 @@
  *   The state is not re-entrant and keeps serving after any failure.
  */
 import { getHeapStatistics } from 'node:v8';
-import { installLazyMeta } from './convert.js';
+import { installLazyMeta, pushJs } from './convert.js';
 import {
   fengariInternals,
   installPatches,
@@ -110,8 +110,8 @@ interface ReusableChunk {
   fnRefs: Map<string, number>;
 }
 
-/** Reads what a call returned, with the Lua stack holding the results at 1..n. */
-export type ResultReader<T> = (L: LuaState, nresults: number) => T;
+/** Reads what a call returned, with the Lua stack holding the results at 1..n; `ctx` is run()'s last argument. */
+export type ResultReader<T, C = undefined> = (L: LuaState, nresults: number, ctx: C) => T;
 
 export class LuaSandbox {
   readonly budgetMs: number;
@@ -246,7 +246,15 @@ export class LuaSandbox {
    * hands the results to `read` (still inside the budget). Throws LuaScriptError with Karmada's texts:
    * `not found function F`, `F is not a function: table`, `<string>:3: ...`.
    */
-  run<T>(script: string, fnName: string, op: string, pushArgs: (L: LuaState) => number, nresults: number, read: ResultReader<T>): T {
+  run<T, C = undefined>(
+    script: string,
+    fnName: string,
+    op: string,
+    pushArgs: ((L: LuaState) => number) | readonly unknown[],
+    nresults: number,
+    read: ResultReader<T, C>,
+    ctx?: C,
+  ): T {
     const L = this.L;
     if (this.call) throw new Error('LuaSandbox is not re-entrant: run calls must not nest');
     const start = performance.now();
@@ -278,9 +286,15 @@ export class LuaSandbox {
         lua.lua_remove(L, -2);
         checkEntry(L, fnName);
       }
-      const nargs = pushArgs(L);
+      let nargs: number;
+      if (typeof pushArgs === 'function') nargs = pushArgs(L);
+      else {
+        // Arguments as decoded JSON (lazy tables): callers need no closure per call.
+        for (let i = 0; i < pushArgs.length; i++) pushJs(L, pushArgs[i]);
+        nargs = pushArgs.length;
+      }
       if (lua.lua_pcall(L, nargs, nresults, 0) !== lua.LUA_OK) throw this.failure();
-      const out = read(L, nresults);
+      const out = read(L, nresults, ctx as C);
       this.checkDeadline();
       return out;
     } catch (e) {
@@ -373,6 +387,9 @@ export class LuaSandbox {
       for (const ref of c.reuse.fnRefs.values()) lauxlib.luaL_unref(L, lua.LUA_REGISTRYINDEX, ref);
     }
   }
+
+  /** checkDeadline as a function value made once (encoders take it as their `tick`). */
+  readonly deadlineCheck: () => void = () => this.checkDeadline();
 
   /** Throws if the running call is over budget; for JS code working on a call's behalf. */
   checkDeadline(): void {
