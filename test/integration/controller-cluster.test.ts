@@ -1,12 +1,17 @@
 // End to end: cluster failover by taint and --with-webhook, on the real binary (dist/karmada-lite controller)
 // against the host, member1 and member2 apiservers. member3 is member2's apiserver behind a TCP proxy the test
 // takes down and brings back.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { ApiError } from '../../src/kube/rest.js';
 import { makePki } from '../webhook/certs.js';
-import { cluster, waitFor } from './env.js';
+import { cluster, repoRoot, waitFor } from './env.js';
 import { ensureBinary, freePort, get, ignoreConflict, installCrds, registerMembers, rest, startController, stopController, type Proc } from './harness.js';
 
 const NS = `cluster-e2e-${Date.now().toString(36)}`;
@@ -218,5 +223,66 @@ describe('karmada-lite controller: cluster failover and --with-webhook', () => {
     expect(JSON.parse(ok.text).response).toEqual({ uid: 'e2e-2', allowed: true, status: { metadata: {}, code: 200 } });
     // The controller's own probe server still answers beside it.
     expect((await fetch(`http://127.0.0.1:${ctrl!.port}/readyz`)).status).toBe(200);
+  });
+
+  it('scripts/deploy-cert.sh: with its certificate and configurations the API server calls the webhook in the controller', async () => {
+    const out = mkdtempSync(path.join(tmpdir(), 'karmada-lite-deploy-cert-'));
+    const env = { ...process.env, OUT: out, WEBHOOK_URL: `https://127.0.0.1:${webhookPort}/`, EXTRA_SANS: 'IP:127.0.0.1' };
+    const r = spawnSync('bash', [path.join(repoRoot, 'scripts', 'deploy-cert.sh'), '--print'], { env, encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const docs = parseAllDocuments(r.stdout).map((d) => d.toJS()).filter(Boolean);
+    expect(docs.map((d) => d.kind)).toEqual(['Secret', 'ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration']);
+    const secret = docs[0];
+    const ca = Buffer.from(secret.data['ca.crt'], 'base64');
+    for (const cfg of docs.slice(1)) {
+      for (const w of cfg.webhooks) {
+        expect(w.clientConfig.caBundle).toBe(secret.data['ca.crt']);
+        expect(w.clientConfig.url).toMatch(new RegExp(`^https://127\\.0\\.0\\.1:${webhookPort}/(validate|mutate)-`));
+      }
+    }
+    // The Secret is what a cluster would mount: it is accepted by the API server.
+    await host.request('POST', '/api/v1/namespaces/karmada-system/secrets', { body: secret, query: { dryRun: 'All' } });
+
+    // Swap the files under the running webhook, as the kubelet does on a Secret update; it reloads them.
+    writeFileSync(keyFile, Buffer.from(secret.data['tls.key'], 'base64'));
+    writeFileSync(certFile, Buffer.from(secret.data['tls.crt'], 'base64'));
+    await waitFor('the webhook serving the new certificate', async () => ((await https(webhookPort, ca, '/readyz').catch(() => undefined))?.status === 200 ? true : undefined));
+
+    const suffix = Date.now().toString(36);
+    const created: string[] = [];
+    try {
+      for (const cfg of docs.slice(1)) {
+        const plural = cfg.kind === 'ValidatingWebhookConfiguration' ? 'validatingwebhookconfigurations' : 'mutatingwebhookconfigurations';
+        cfg.metadata.name = `${cfg.metadata.name}-${suffix}`;
+        await host.request('POST', `/apis/admissionregistration.k8s.io/v1/${plural}`, { body: cfg });
+        created.push(`/apis/admissionregistration.k8s.io/v1/${plural}/${cfg.metadata.name}`);
+      }
+      const ppPath = `/apis/policy.karmada.io/v1alpha1/namespaces/${NS}/propagationpolicies`;
+      const bad = {
+        apiVersion: 'policy.karmada.io/v1alpha1',
+        kind: 'PropagationPolicy',
+        metadata: { name: 'both', namespace: NS },
+        spec: { resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'x' }], suspension: { dispatching: true, dispatchingOnClusters: { clusterNames: ['member1'] } } },
+      };
+      // The API server picks up new webhook configurations within a moment; until then the policy goes in unchecked.
+      const denial = await waitFor('the API server to ask the webhook', async () => {
+        try {
+          await host.request('POST', ppPath, { body: bad });
+          await host.request('DELETE', `${ppPath}/both`).catch(() => undefined);
+          return undefined;
+        } catch (e) {
+          if (e instanceof ApiError && /cannot co-exist/.test(e.message)) return e;
+          throw e;
+        }
+      });
+      expect(denial.message).toContain('admission webhook');
+      // The mutating webhook ran first: a good policy comes back with its permanent id.
+      const good = await host.request('POST', ppPath, { body: { ...bad, metadata: { name: 'good', namespace: NS }, spec: { ...bad.spec, suspension: { dispatching: true } } } });
+      expect(good.metadata.labels?.['propagationpolicy.karmada.io/permanent-id']).toMatch(/^[0-9a-f-]{36}$/);
+      await host.request('DELETE', `${ppPath}/good`).catch(() => undefined);
+    } finally {
+      // failurePolicy Fail: left behind, they would refuse policy writes once this controller stops.
+      for (const p of created) await host.request('DELETE', p).catch(() => undefined);
+    }
   });
 });
