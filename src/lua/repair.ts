@@ -183,6 +183,7 @@ export function normalizeRepair(v: unknown, pos: Pos): Json | undefined {
     }
     return any ? out : emptyAt(pos);
   }
+  if (pos.tries === null && pos.vals.length === 1 && pos.vals[0] === v) return selfCopy(v, emptyAt(pos));
   const out: { [k: string]: Json } = {};
   let any = false;
   for (const k in v as Record<string, unknown>) {
@@ -197,6 +198,39 @@ export function normalizeRepair(v: unknown, pos: Pos): Json | undefined {
     if (r !== undefined) out[k] = r;
   }
   return any ? out : emptyAt(pos);
+}
+
+/**
+ * normalizeRepair of an object that is the only reference value at its position (ReviseReplica's
+ * untouched subtrees, which are their own reference): below it, an object's position holds just that
+ * object, so no position needs to be built except for arrays, whose elements share one.
+ * `ifEmpty` is what the object becomes when all its members are null.
+ */
+function selfCopy(v: object, ifEmpty: {} | [] | undefined): Json | undefined {
+  let out: { [k: string]: Json } | null = null;
+  let any = false;
+  for (const k in v as Record<string, unknown>) {
+    const val = (v as Record<string, unknown>)[k];
+    if (val === null || val === undefined) continue;
+    any = true;
+    let r: Json | undefined;
+    if (typeof val !== 'object') r = val as Json;
+    else if (Array.isArray(val)) {
+      const p = new PosNode();
+      p.add(val, false);
+      r = normalizeRepair(val, p);
+    } else {
+      // An object with no members is an empty-object reference at its own path: it stays {}.
+      let members = false;
+      for (const _ in val) {
+        members = true;
+        break;
+      }
+      r = members ? selfCopy(val, undefined) : {};
+    }
+    if (r !== undefined) (out ??= {})[k] = r;
+  }
+  return any ? (out ?? {}) : ifEmpty;
 }
 
 /** normalizeRepair where no reference reaches: every empty container is deleted. */

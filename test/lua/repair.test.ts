@@ -64,6 +64,16 @@ describe('empty-table repair against references (spec §4)', () => {
     );
   });
 
+  it('uses the result and other objects as references (subtrees shared by identity)', () => {
+    fc.assert(
+      fc.property(object, fc.array(object, { maxLength: 2 }), (v, others) => {
+        expect(normalizeRepair(v, rootPos([...others, v])) ?? null).toEqual(karmadaRepair(v, [...others, v], []) ?? null);
+        expect(normalizeRepair(v, rootPos([v, ...others], ['spec.a'])) ?? null).toEqual(karmadaRepair(v, [v, ...others], ['spec.a']) ?? null);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it('reads array elements of a reference as one path, for many elements', () => {
     const ref = { items: Array.from({ length: 50 }, (_, i) => (i === 37 ? { m: {} } : { m: { k: i }, s: [] })) };
     const v = { items: Array.from({ length: 50 }, () => ({ m: [], s: [], t: [] })) };
