@@ -134,6 +134,8 @@ function summary(values: Float64Array): Record<string, number> {
 
 /** The generator's own health: garbage collection pauses and event-loop delay, to tell its stalls from the server's. */
 function watchSelf() {
+  const waited = () => Number(readFileSync('/proc/self/schedstat', 'utf8').split(' ')[1]) / 1e6;
+  const waitedBefore = waited();
   const loop = monitorEventLoopDelay({ resolution: 1 });
   loop.enable();
   let gcCount = 0;
@@ -153,6 +155,8 @@ function watchSelf() {
     return {
       eventLoopDelayMs: { p50: round(loop.percentile(50) / 1e6), p99: round(loop.percentile(99) / 1e6), max: round(loop.max / 1e6) },
       gc: { count: gcCount, totalMs: round(gcMs), maxMs: round(gcMax) },
+      // Time this (main) thread was runnable but waiting for a core: what other processes cost the generator.
+      waitedForCoreMs: Math.round(waited() - waitedBefore),
     };
   };
 }
