@@ -42,7 +42,7 @@ import {
 } from '../api/constants.js';
 import { bindingId, bindingIdLabel } from './claim.js';
 import { CLUSTER, WORK } from './kinds.js';
-import { deepClone, deepEqual, withMeta, getLabel, hex8, intern, isTerminating, nsName, parseRefKey, refOf, removeFinalizer, type KObject, type ObjectRef } from './object.js';
+import { deepClone, deepEqual, withMeta, getLabel, intern, isTerminating, nsName, parseRefKey, refOf, removeFinalizer, uuidShaped, type KObject, type ObjectRef } from './object.js';
 import { applyOverridePolicies, type AppliedOverrideItem } from './override.js';
 import { emptyResult, type CoreEvent, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
 import { pruneInPlace } from '../interpreter/prune.js';
@@ -376,11 +376,11 @@ function decorateManifest(manifest: KObject, b: KObject, tpl: KObject, crb: bool
 export function workPermanentId(bindingId: string, cluster: string): string {
   // One per new Work: the four salted hashes are computed over the pieces, without building the strings.
   const ascii = isAscii(bindingId) && isAscii(cluster);
-  const a = hex8(saltedHash('a', bindingId, cluster, ascii));
-  const b = hex8(saltedHash('b', bindingId, cluster, ascii));
-  const c = hex8(saltedHash('c', bindingId, cluster, ascii));
-  const d = hex8(saltedHash('d', bindingId, cluster, ascii));
-  return `${a}-${b.slice(0, 4)}-4${b.slice(5, 8)}-8${c.slice(1, 4)}-${c.slice(4)}${d}`;
+  const a = saltedHash('a', bindingId, cluster, ascii);
+  const b = saltedHash('b', bindingId, cluster, ascii);
+  const c = saltedHash('c', bindingId, cluster, ascii);
+  const d = saltedHash('d', bindingId, cluster, ascii);
+  return uuidShaped(a, b, c, d, '8');
 }
 
 /** fnv32a(`${salt}/${bindingId}/${cluster}`); FNV-1a runs over UTF-8 bytes, which are the characters for ASCII. */

@@ -59,12 +59,24 @@ export function refKey(r: ObjectRef): string {
   return `${r.apiVersion}|${r.kind}|${r.namespace ?? ''}|${r.name}`;
 }
 
+/**
+ * The ref a queue key names. Every reconcile starts here, and then looks its object up by these
+ * strings: parsed once per key, the parts are strings the store's maps have already hashed, instead of
+ * four new substrings to hash per reconcile. The refs are shared, so they are frozen.
+ */
 export function parseRefKey(key: string): ObjectRef {
+  const hit = parsedKeys.get(key);
+  if (hit) return hit;
   const [apiVersion, kind, namespace, name] = key.split('|') as [string, string, string, string];
-  const r: ObjectRef = { apiVersion, kind, name };
-  if (namespace) r.namespace = namespace;
+  const r: ObjectRef = { apiVersion: intern(apiVersion), kind: intern(kind), name };
+  if (namespace) r.namespace = intern(namespace);
+  if (parsedKeys.size >= MAX_PARSED_KEYS) parsedKeys.clear();
+  parsedKeys.set(key, Object.freeze(r));
   return r;
 }
+const parsedKeys = new Map<string, ObjectRef>();
+/** About one entry per object a controller reconciled; a bound keeps a long-running controller's memory flat. */
+const MAX_PARSED_KEYS = 500_000;
 
 /** `Kind ns/name` for messages. */
 export function describeRef(r: ObjectRef): string {
@@ -295,11 +307,35 @@ export function getPath(obj: unknown, path: string): unknown {
   return cur;
 }
 
-const HEX_BYTE = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-
-/** An unsigned 32-bit number as 8 hex digits (`x.toString(16).padStart(8, '0')`), from a table: ids are made per object. */
-export function hex8(x: number): string {
-  return HEX_BYTE[x >>> 24]! + HEX_BYTE[(x >>> 16) & 0xff]! + HEX_BYTE[(x >>> 8) & 0xff]! + HEX_BYTE[x & 0xff]!;
+/**
+ * A uuid-shaped id from four 32-bit numbers: `${a}-${b[0..4)}-4${b[5..8)}-${variant}${c[1..4)}-${c[4..8)}${d}`
+ * in hex, as one flat string. Built by concatenation it would be a tree of ten pieces, kept for the
+ * lifetime of the object that carries the id.
+ */
+export function uuidShaped(a: number, b: number, c: number, d: number, variant: string): string {
+  const out = UUID_CODES;
+  let i = 0;
+  for (let k = 0; k < 8; k++) out[i++] = hexCode(a, k);
+  out[i++] = DASH;
+  for (let k = 0; k < 4; k++) out[i++] = hexCode(b, k);
+  out[i++] = DASH;
+  out[i++] = FOUR;
+  for (let k = 5; k < 8; k++) out[i++] = hexCode(b, k);
+  out[i++] = DASH;
+  out[i++] = variant.charCodeAt(0);
+  for (let k = 1; k < 4; k++) out[i++] = hexCode(c, k);
+  out[i++] = DASH;
+  for (let k = 4; k < 8; k++) out[i++] = hexCode(c, k);
+  for (let k = 0; k < 8; k++) out[i++] = hexCode(d, k);
+  return String.fromCharCode.apply(null, out);
+}
+const UUID_CODES: number[] = new Array(36).fill(0);
+const HEX_DIGITS = '0123456789abcdef';
+const DASH = 0x2d;
+const FOUR = 0x34;
+/** The char code of hex digit k (0 = most significant) of x as 8 digits. */
+function hexCode(x: number, k: number): number {
+  return HEX_DIGITS.charCodeAt((x >>> (28 - 4 * k)) & 15);
 }
 
 const interned = new Map<string, string>();

@@ -11,7 +11,7 @@ import {
   ResourceBindingPermanentIDLabel,
 } from '../api/constants.js';
 import type { CoreEvent, ListOptions } from '../core/ports.js';
-import { deepClone, deepEqual, deepFreeze, describeRef, hex8, refKey, rfc3339, typeKey, type KObject, type ObjectRef, type TypeRef } from '../core/object.js';
+import { deepClone, deepEqual, deepFreeze, describeRef, refKey, rfc3339, typeKey, uuidShaped, type KObject, type ObjectRef, type TypeRef } from '../core/object.js';
 import { StoreError, type RecordedEvent, type Store, type WatchEvent, type WatchHandler } from './types.js';
 
 /** A mutating admission step run on control-plane creates and updates (the webhooks' defaulting). */
@@ -476,12 +476,7 @@ export class EmbeddedStore implements Store {
       x = Math.imul(x ^ (x >>> 15), 0x846ca68b);
       return (x ^ (x >>> 16)) >>> 0;
     };
-    const hex = hex8;
-    const a = hex(mix(this.seedHash ^ n));
-    const b = hex(mix(this.seedHash + n * 0x9e3779b9));
-    const c = hex(mix(n ^ 0x85ebca6b));
-    const d = hex(mix(this.seedHash ^ (n * 0xc2b2ae35)));
-    return `${a}-${b.slice(0, 4)}-4${b.slice(5, 8)}-a${c.slice(1, 4)}-${c.slice(4)}${d}`;
+    return uuidShaped(mix(this.seedHash ^ n), mix(this.seedHash + n * 0x9e3779b9), mix(n ^ 0x85ebca6b), mix(this.seedHash ^ (n * 0xc2b2ae35)), 'a');
   }
 
   /** Deterministic uuid-shaped ids for the admission step (permanent ids). */
