@@ -154,6 +154,7 @@ describe('karmada-lite controller: cluster failover and --with-webhook', () => {
     await waitFor('2 replicas on member3 (member2)', replicasOn('member2', 2));
 
     await proxy.down();
+    const downAt = Date.now();
     const tainted = await waitFor(
       'member3 tainted NoExecute',
       async () => {
@@ -162,6 +163,7 @@ describe('karmada-lite controller: cluster failover and --with-webhook', () => {
       },
       30_000,
     );
+    const taintSeenAt = Date.now();
     const ready = readyOf(tainted);
     expect(ready.status).toBe('False');
     const noExecute = notReadyTaints(tainted).find((t) => t.effect === 'NoExecute');
@@ -175,6 +177,8 @@ describe('karmada-lite controller: cluster failover and --with-webhook', () => {
       const b = await get(host, rbPath);
       return b?.spec?.gracefulEvictionTasks?.length && b.spec.clusters?.length === 1 && b.spec.clusters[0].replicas === 4 ? b : undefined;
     });
+    // Reported, not asserted (timing depends on the machine): outage to rescheduled binding.
+    console.log(`cluster failover: member3 down -> NoExecute taint seen after ${taintSeenAt - downAt} ms, binding rescheduled after ${Date.now() - downAt} ms (threshold 3 s, probe 1 s)`);
     expect(rb.spec.clusters).toEqual([{ name: 'member1', replicas: 4 }]);
     expect(rb.spec.gracefulEvictionTasks).toMatchObject([{ fromCluster: 'member3', purgeMode: 'Gracefully', replicas: 2, reason: 'TaintUntolerated', producer: 'TaintManager' }]);
     await waitFor('4 replicas on member1', replicasOn('member1', 4));
