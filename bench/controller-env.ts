@@ -1,0 +1,230 @@
+/**
+ * The parts of bench/controller.bench.ts that talk to the test environment of scripts/k8s/env.sh and to
+ * /proc: no vitest (test/integration/env.ts reads the environment through vitest's inject), so the
+ * environment comes from env.json, as the k8sEnv() fallback there reads it.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { KubeConfig } from '@kubernetes/client-node';
+import { parseAllDocuments } from 'yaml';
+import { ApiError, RestClient } from '../src/kube/rest.js';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export type ClusterName = 'host' | 'member1' | 'member2';
+export const CLUSTERS: readonly ClusterName[] = ['host', 'member1', 'member2'];
+
+export interface ClusterInfo {
+  name: ClusterName;
+  server: string;
+  port: number;
+  kubeconfig: string;
+  pidFile: string;
+  log: string;
+}
+
+export interface K8sEnv {
+  kubernetesVersion: string;
+  etcdVersion: string;
+  dir: string;
+  etcd: { url: string; pidFile: string };
+  clusters: ClusterInfo[];
+}
+
+export const envDir = () => path.resolve(process.env.KARMADA_LITE_ENV_DIR ?? '/tmp/karmada-lite-env');
+export const distDir = () => (process.env.KARMADA_LITE_DIST ? path.resolve(process.env.KARMADA_LITE_DIST) : path.join(repoRoot, 'dist'));
+
+function envSh(cmd: 'start' | 'stop' | 'status', quiet = false): number {
+  const r = spawnSync('bash', [path.join(repoRoot, 'scripts', 'k8s', 'env.sh'), cmd], { stdio: quiet ? 'ignore' : ['ignore', 'inherit', 'inherit'], env: { ...process.env, KARMADA_LITE_ENV_DIR: envDir() } });
+  return r.status ?? 1;
+}
+
+export const envRunning = () => envSh('status', true) === 0;
+export function envStart(): void {
+  if (envSh('start') !== 0) throw new Error('bash scripts/k8s/env.sh start failed');
+}
+export function envStop(): void {
+  envSh('stop');
+}
+
+export function readEnv(): K8sEnv {
+  const file = process.env.KARMADA_LITE_ENV_JSON ?? path.join(envDir(), 'env.json');
+  return JSON.parse(readFileSync(file, 'utf8')) as K8sEnv;
+}
+
+export function clusterInfo(env: K8sEnv, name: ClusterName): ClusterInfo {
+  const c = env.clusters.find((x) => x.name === name);
+  if (!c) throw new Error(`no cluster ${name} in ${env.dir}/env.json`);
+  return c;
+}
+
+export function kubeConfigOf(env: K8sEnv, name: ClusterName): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromFile(clusterInfo(env, name).kubeconfig);
+  return kc;
+}
+
+export async function ignoreConflict(p: Promise<unknown>): Promise<void> {
+  try {
+    await p;
+  } catch (e) {
+    if (!(e instanceof ApiError && e.code === 409)) throw e;
+  }
+}
+
+export async function getOrUndefined(c: RestClient, p: string): Promise<any> {
+  try {
+    return await c.request('GET', p);
+  } catch (e) {
+    if (e instanceof ApiError && e.code === 404) return undefined;
+    throw e;
+  }
+}
+
+export async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 30_000, everyMs = 200): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** crds/*.yaml, idempotently, until each is Established (as test/integration/harness.ts installCrds). */
+export async function installCrds(host: RestClient): Promise<void> {
+  const dir = path.join(repoRoot, 'crds');
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.yaml'))) {
+    for (const doc of parseAllDocuments(readFileSync(path.join(dir, f), 'utf8'))) {
+      const crd = doc.toJS();
+      if (!crd) continue;
+      await ignoreConflict(host.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd }));
+      await waitFor(`CRD ${crd.metadata.name} established`, async () => {
+        const cur = await host.request('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`);
+        return cur.status?.conditions?.some((c: any) => c.type === 'Established' && c.status === 'True') ? true : undefined;
+      });
+    }
+  }
+  host.resetDiscovery();
+}
+
+/** A cluster-admin ServiceAccount on the member and a token for it (as harness.ts memberToken). */
+async function memberToken(member: RestClient): Promise<string> {
+  const sa = 'karmada-lite-e2e';
+  await ignoreConflict(member.request('POST', '/api/v1/namespaces/default/serviceaccounts', { body: { metadata: { name: sa } } }));
+  await ignoreConflict(
+    member.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+      body: { metadata: { name: sa }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' }, subjects: [{ kind: 'ServiceAccount', name: sa, namespace: 'default' }] },
+    }),
+  );
+  const tr = await member.request('POST', `/api/v1/namespaces/default/serviceaccounts/${sa}/token`, { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 7200 } } });
+  return tr.status.token as string;
+}
+
+/**
+ * Registers member1 and member2 as push-mode Cluster objects with ServiceAccount tokens (as harness.ts
+ * registerMembers). Returns the Cluster names this call created (the others existed already).
+ */
+export async function registerMembers(env: K8sEnv, host: RestClient): Promise<string[]> {
+  const created: string[] = [];
+  for (const ns of ['karmada-cluster', 'karmada-system']) await ignoreConflict(host.request('POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } }));
+  for (const m of ['member1', 'member2'] as const) {
+    const token = await memberToken(new RestClient(kubeConfigOf(env, m)));
+    const ca = kubeConfigOf(env, m).getCurrentCluster()!.caData!;
+    const data = { token: Buffer.from(token).toString('base64'), caBundle: ca };
+    const cur = await getOrUndefined(host, `/api/v1/namespaces/karmada-cluster/secrets/${m}`);
+    if (cur) await host.request('PUT', `/api/v1/namespaces/karmada-cluster/secrets/${m}`, { body: { ...cur, data } });
+    else await host.request('POST', '/api/v1/namespaces/karmada-cluster/secrets', { body: { metadata: { name: m, namespace: 'karmada-cluster' }, data } });
+    if (!(await getOrUndefined(host, `/apis/cluster.karmada.io/v1alpha1/clusters/${m}`))) {
+      await host.request('POST', '/apis/cluster.karmada.io/v1alpha1/clusters', {
+        body: { apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name: m }, spec: { apiEndpoint: clusterInfo(env, m).server, syncMode: 'Push', secretRef: { namespace: 'karmada-cluster', name: m } } },
+      });
+      created.push(m);
+    }
+  }
+  return created;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// /proc
+
+const TICKS = 100; // getconf CLK_TCK on Linux
+
+export function pidFromFile(file: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(file, 'utf8').trim());
+    return Number.isInteger(pid) && existsSync(`/proc/${pid}`) ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** utime + stime of a process, in seconds (undefined once it is gone). */
+export function cpuSeconds(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const s = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+    // fields 14 and 15 of stat; f[0] is field 3 (state)
+    return (Number(f[11]) + Number(f[12])) / TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
+/** VmRSS and VmHWM in KiB. */
+export function memoryKiB(pid: number | undefined): { rss: number; hwm: number } | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const s = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const get = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(s)?.[1] ?? NaN);
+    return { rss: get('VmRSS'), hwm: get('VmHWM') };
+  } catch {
+    return undefined;
+  }
+}
+
+export const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number) as [number, number, number];
+
+// ---------------------------------------------------------------------------------------------------
+// apiserver /metrics
+
+const WRITE_VERBS = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'APPLY', 'DELETECOLLECTION']);
+
+/** apiserver_request_total of the write verbs, per `verb resource[/subresource]`, from an apiserver's /metrics. */
+export async function apiserverWrites(c: RestClient): Promise<Map<string, number>> {
+  const text = await c.request<string>('GET', '/metrics', { timeoutMs: 20_000 });
+  const out = new Map<string, number>();
+  const re = /^apiserver_request_total\{([^}]*)\} (\S+)$/gm;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text))) {
+    const labels: Record<string, string> = {};
+    for (const l of m[1]!.matchAll(/(\w+)="([^"]*)"/g)) labels[l[1]!] = l[2]!;
+    if (!WRITE_VERBS.has(labels.verb ?? '')) continue;
+    const k = `${labels.verb} ${labels.resource}${labels.subresource ? '/' + labels.subresource : ''}`;
+    out.set(k, (out.get(k) ?? 0) + Number(m[2]));
+  }
+  return out;
+}
+
+export function diffCounts(after: Map<string, number>, before: Map<string, number>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [k, v] of after) {
+    const d = v - (before.get(k) ?? 0);
+    if (d > 0) out.set(k, d);
+  }
+  return out;
+}
+
+export const sumCounts = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+
+/** controller_runtime_reconcile_total per controller and result, from the controller's own /metrics. */
+export async function controllerReconciles(port: number): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  const res = await fetch(`http://127.0.0.1:${port}/metrics`).catch(() => undefined);
+  if (!res?.ok) return out;
+  const text = await res.text();
+  for (const m of text.matchAll(/^controller_runtime_reconcile_total\{controller="([^"]*)",result="([^"]*)"\} (\S+)$/gm)) out.set(`${m[1]} ${m[2]}`, Number(m[3]));
+  return out;
+}
