@@ -11,15 +11,47 @@ const TOLERATION = 5;
 /** The issue's bound on top of tolerationSeconds, from the status patch to the eviction task. */
 const REACTION_BOUND_MS = 5_000;
 
+const MEMBERS = ['member1', 'member2'] as const;
 const host = rest('host');
 const member = (m: ClusterName) => rest(m);
 const deployPath = (name: string) => `/apis/apps/v1/namespaces/${NS}/deployments/${name}`;
+const ppPath = (name: string) => `/apis/policy.karmada.io/v1alpha1/namespaces/${NS}/propagationpolicies/${name}`;
 const rbPath = (name: string) => `/apis/work.karmada.io/v1alpha2/namespaces/${NS}/resourcebindings/${name}-deployment`;
 
 type PurgeMode = 'Directly' | 'Gracefully' | 'Never';
 
+/** After a failure: is the replica alive, and what do its queues and reconcile counters say. */
+async function diagnose(p: Proc | undefined): Promise<string> {
+  if (!p) return 'no controller was started';
+  if (p.child.exitCode !== null || p.child.signalCode !== null) return `the controller exited (code ${p.child.exitCode}, signal ${p.child.signalCode})`;
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${p.port}/metrics`, { signal: AbortSignal.timeout(5000) })).text();
+    return text.split('\n').filter((l) => /^(workqueue_depth|controller_runtime_reconcile_total|karmada_lite_clusters)/.test(l)).join('\n');
+  } catch (e) {
+    return `the controller does not answer /metrics: ${(e as Error).message}`;
+  }
+}
+
+/** The Deployments this suite created, removed at the end. */
+const created: string[] = [];
+
+/** Deletes the templates while the controller still runs, so that no binding, Work or member copy outlives the suite. */
+async function removeWorkloads(): Promise<void> {
+  for (const n of created) await host.request('DELETE', deployPath(n)).catch(() => undefined);
+  try {
+    await waitFor('the member copies removed', async () => {
+      for (const m of MEMBERS) for (const n of created) if (await get(member(m), deployPath(n))) return undefined;
+      return true;
+    });
+  } catch (e) {
+    console.warn(`cleanup: ${(e as Error).message}`);
+  }
+  for (const n of created) await host.request('DELETE', ppPath(n)).catch(() => undefined);
+}
+
 /** A Deployment and its PP: both members allowed, one chosen (member1 first), failover after TOLERATION seconds. */
 async function createWorkload(name: string, purgeMode: PurgeMode, toleration = TOLERATION): Promise<void> {
+  created.push(name);
   await host.request('POST', `/apis/policy.karmada.io/v1alpha1/namespaces/${NS}/propagationpolicies`, {
     body: {
       apiVersion: 'policy.karmada.io/v1alpha1',
@@ -169,8 +201,10 @@ describe('application failover end to end', () => {
   const earlierLogs: string[] = [];
   const reactions: number[] = [];
 
-  afterEach((ctx) => {
-    if (ctx.task.result?.state === 'fail') console.error([...earlierLogs, '--- current replica ---', ...(ctrl?.logs ?? [])].slice(-400).join('\n'));
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state !== 'fail') return;
+    console.error([...earlierLogs, '--- current replica ---', ...(ctrl?.logs ?? [])].slice(-400).join('\n'));
+    console.error(await diagnose(ctrl));
   });
 
   beforeAll(async () => {
@@ -189,6 +223,7 @@ describe('application failover end to end', () => {
   });
 
   afterAll(async () => {
+    await removeWorkloads();
     const code = await stopController(ctrl);
     if (ctrl && code !== 0) console.error(ctrl.logs.slice(-50).join('\n'));
     console.log(`failover reaction times (ms, tolerationSeconds ${TOLERATION} unless noted): ${reactions.join(', ')}`);
@@ -263,6 +298,52 @@ describe('application failover end to end', () => {
     }
     await waitFor(`${name} gone from member1 once confirmed`, absent(member('member1'), deployPath(name)));
     expect(tasksOf(await get(host, rbPath(name)))).toEqual([]);
+  });
+
+  it('failover pauses while dispatching to the unhealthy cluster is suspended; its clock restarts on resume (README point 1)', async () => {
+    const name = 'paused';
+    await createWorkload(name, 'Directly');
+    await healthyOnMember1(name);
+    const setSuspension = async (clusters: string[] | undefined) => {
+      for (;;) {
+        const pp = await get(host, ppPath(name));
+        if (clusters) pp.spec.suspension = { dispatchingOnClusters: { clusterNames: clusters } };
+        else delete pp.spec.suspension;
+        try {
+          await host.request('PUT', ppPath(name), { body: pp });
+          return;
+        } catch (e) {
+          if (!(e instanceof ApiError && e.code === 409)) throw e;
+        }
+      }
+    };
+    await setSuspension(['member1']);
+    await waitFor('the member1 Work suspended', async () => ((await worksOf(name)).get('member1')?.[0]?.spec?.suspendDispatching === true ? true : undefined));
+    await setHealth(member('member1'), name, false);
+    // Status still flows from a suspended cluster: the binding knows member1 is unhealthy...
+    await waitFor(`${name} Unhealthy on member1 in the binding`, async () => (itemOf(await get(host, rbPath(name)), 'member1')?.health === 'Unhealthy' ? true : undefined));
+    // ...and still keeps it past tolerationSeconds, without starting its clock.
+    await new Promise((r) => setTimeout(r, (TOLERATION + 2) * 1000));
+    const held = await get(host, rbPath(name));
+    expect(tasksOf(held)).toEqual([]);
+    expect(held.spec.clusters.map((c: any) => c.name)).toEqual(['member1']);
+    expect(held.metadata.annotations?.['failover.karmada-lite.io/clocks'] ?? '').not.toContain('unhealthySince');
+
+    const watch = evictionSeen(name, held.metadata.resourceVersion);
+    try {
+      const resumed = Date.now();
+      await setSuspension(undefined);
+      const seen = await Promise.race([watch.at, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no eviction after resuming')), TOLERATION * 1000 + 30_000))]);
+      const ms = seen.at - resumed;
+      console.log(`failover reaction after resuming (${name}): ${ms} ms from the resume to the eviction task (tolerationSeconds ${TOLERATION})`);
+      reactions.push(ms);
+      expect(ms).toBeGreaterThanOrEqual(TOLERATION * 1000);
+      expect(ms).toBeLessThan(TOLERATION * 1000 + REACTION_BOUND_MS);
+    } finally {
+      watch.stop();
+    }
+    await waitFor(`${name} gone from member1`, absent(member('member1'), deployPath(name)));
+    await healthyOnMember2(name);
   });
 
   it('a controller killed mid-failover is replaced and the failover still completes on time, once', async () => {
