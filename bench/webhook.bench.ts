@@ -252,17 +252,41 @@ function loadAverage(): string {
   return load + pressure;
 }
 
-function runJson(args: string[]): Record<string, any> {
-  const r = spawnSync(...pinned(1, process.execPath, ['--expose-gc', '--import', 'tsx', join(root, 'bench/webhook-load.ts'), ...args]), { cwd: root, encoding: 'utf8' });
+/** Children in sessions of their own get no signal from the terminal: the bench stops them when it is stopped. */
+const children = new Set<ChildProcess>();
+const stopChildren = () => {
+  for (const c of children) c.kill('SIGKILL');
+  process.exit(130);
+};
+process.once('SIGINT', stopChildren).once('SIGTERM', stopChildren).once('SIGHUP', stopChildren);
+
+/** Runs a pinned child to completion without blocking the event loop (so that a signal can stop it). */
+function run([command, args]: [string, string[]]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+    child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+    child.on('close', (status) => {
+      children.delete(child);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+async function runJson(args: string[]): Promise<Record<string, any>> {
+  const r = await run(pinned(1, process.execPath, ['--expose-gc', '--import', 'tsx', join(root, 'bench/webhook-load.ts'), ...args]));
   if (r.status !== 0) throw new Error(`load generator failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop()!) as Record<string, any>;
 }
 
-function wrkThroughput(url: string, bodyFile: string, dir: string, connections: number): number | undefined {
+async function wrkThroughput(url: string, bodyFile: string, dir: string, connections: number): Promise<number | undefined> {
   if (spawnSync('wrk', ['--version']).error) return undefined;
   const script = join(dir, 'post.lua');
   writeFileSync(script, `local f = io.open("${bodyFile}", "rb")\nwrk.method = "POST"\nwrk.body = f:read("*a")\nf:close()\nwrk.headers["Content-Type"] = "application/json"\n`);
-  const r = spawnSync(...pinned(1, 'wrk', ['-t1', `-c${connections}`, `-d${secondsPerRun}s`, '-s', script, url]), { encoding: 'utf8' });
+  const r = await run(pinned(1, 'wrk', ['-t1', `-c${connections}`, `-d${secondsPerRun}s`, '-s', script, url]));
   const m = /Requests\/sec:\s+([\d.]+)/.exec(r.stdout);
   const non2xx = /Non-2xx or 3xx responses: (\d+)/.exec(r.stdout);
   if (non2xx) throw new Error(`wrk saw ${non2xx[1]} failed responses:\n${r.stdout}`);
@@ -274,12 +298,12 @@ function wrkThroughput(url: string, bodyFile: string, dir: string, connections: 
  * send about 1,000 reviews/s, each measured by wrk (in C, from send time). A cross-check of the Node
  * generator's from-send figures with a client that has no garbage collector and no JavaScript event loop.
  */
-function wrkPaced(url: string, bodyFile: string, dir: string): Record<string, number> | undefined {
+async function wrkPaced(url: string, bodyFile: string, dir: string): Promise<Record<string, number> | undefined> {
   if (spawnSync('wrk', ['--version']).error) return undefined;
   const script = join(dir, 'paced.lua');
   writeFileSync(script, `local f = io.open("${bodyFile}", "rb")\nwrk.method = "POST"\nwrk.body = f:read("*a")\nf:close()\nwrk.headers["Content-Type"] = "application/json"\nfunction delay() return 10 end\n`);
   const secs = Math.max(secondsPerRun, 10);
-  const r = spawnSync(...pinned(1, 'wrk', ['-t1', '-c10', `-d${secs}s`, '--latency', '-s', script, url]), { encoding: 'utf8' });
+  const r = await run(pinned(1, 'wrk', ['-t1', '-c10', `-d${secs}s`, '--latency', '-s', script, url]));
   const ms = (label: string) => {
     const m = new RegExp(`^\\s+${label}%\\s+([\\d.]+)(us|ms|s)$`, 'm').exec(r.stdout);
     if (!m) return NaN;
@@ -312,12 +336,7 @@ async function overHttps(): Promise<Record<string, unknown>> {
     cwd: root,
     stdio: ['ignore', 'ignore', log],
   });
-  // In a session of its own the server would outlive an interrupted bench: stop it with the bench.
-  const stopServer = () => {
-    server.kill('SIGKILL');
-    process.exit(130);
-  };
-  process.once('SIGINT', stopServer).once('SIGTERM', stopServer).once('SIGHUP', stopServer);
+  children.add(server);
   try {
     const base = `https://127.0.0.1:${port}`;
     for (let i = 0; i < 100 && (await get(`${base}/healthz`, pki.ca)) !== 200; i++) await new Promise((r) => setTimeout(r, 100));
@@ -328,14 +347,14 @@ async function overHttps(): Promise<Record<string, unknown>> {
     const out: Record<string, unknown> = {};
     let cpu = cpuSeconds(pid);
     if (!latencyOnly) {
-      const wrk = wrkThroughput(url, bodyFile, dir, 16);
+      const wrk = await wrkThroughput(url, bodyFile, dir, 16);
       if (wrk !== undefined) {
         const wrkCpuUs = Math.round(((cpuSeconds(pid) - cpu) / (wrk * secondsPerRun)) * 1e6);
         console.log(`  ${'throughput, wrk -c16 (keep-alive)'.padEnd(58)} ${wrk.toLocaleString('en-US').padStart(9)} /s  (server CPU ${wrkCpuUs} µs/review)`);
         Object.assign(out, { wrkPerSecond: wrk, wrkServerCpuUsPerReview: wrkCpuUs });
       }
       cpu = cpuSeconds(pid);
-      const node = runJson(['closed', url, pki.caFile, bodyFile, '16', String(secondsPerRun)]);
+      const node = await runJson(['closed', url, pki.caFile, bodyFile, '16', String(secondsPerRun)]);
       const nodeCpuUs = Math.round(((cpuSeconds(pid) - cpu) / node.requests) * 1e6);
       console.log(`  ${'throughput, Node generator, 16 connections'.padEnd(58)} ${Number(node.perSecond).toLocaleString('en-US').padStart(9)} /s  (server CPU ${nodeCpuUs} µs/review, ${node.errors} errors)`);
       Object.assign(out, { nodePerSecond: node.perSecond, nodeServerCpuUsPerReview: nodeCpuUs });
@@ -346,7 +365,7 @@ async function overHttps(): Promise<Record<string, unknown>> {
       const viewBefore = await serverView(base, pki.ca);
       cpu = cpuSeconds(pid);
       const schedBefore = schedstat(pid);
-      const fixed = runJson(['rate', url, pki.caFile, bodyFile, '1000', String(Math.max(secondsPerRun, 10)), '16']);
+      const fixed = await runJson(['rate', url, pki.caFile, bodyFile, '1000', String(Math.max(secondsPerRun, 10)), '16']);
       const fixedCpu = cpuSeconds(pid) - cpu;
       const schedAfter = schedstat(pid);
       const waited = { waitMs: Math.round(schedAfter.waitMs - schedBefore.waitMs), slices: schedAfter.slices - schedBefore.slices };
@@ -366,7 +385,7 @@ async function overHttps(): Promise<Record<string, unknown>> {
       fixedRuns.push({ ...fixed, serverCoreShare: fixedCpu / fixed.seconds, inServer, serverWaitedForCore: waited, loadBefore, loadAfter });
     }
     out.fixedRate = fixedRuns;
-    const paced = wrkPaced(url, bodyFile, dir);
+    const paced = await wrkPaced(url, bodyFile, dir);
     if (paced) {
       console.log(`  wrk, 10 connections each pausing 10 ms (${paced.perSecond}/s), from send time: p50 ${paced.p50} ms  p90 ${paced.p90} ms  p99 ${paced.p99} ms  max ${paced.max} ms`);
       out.wrkPaced = paced;
