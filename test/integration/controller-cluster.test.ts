@@ -12,7 +12,7 @@ import { parseAllDocuments } from 'yaml';
 import { ApiError } from '../../src/kube/rest.js';
 import { makePki } from '../webhook/certs.js';
 import { cluster, repoRoot, waitFor } from './env.js';
-import { ensureBinary, freePort, get, ignoreConflict, installCrds, registerMembers, rest, startController, stopController, type Proc } from './harness.js';
+import { binary, ensureBinary, freePort, get, ignoreConflict, installCrds, registerMembers, rest, startController, stopController, type Proc } from './harness.js';
 
 const NS = `cluster-e2e-${Date.now().toString(36)}`;
 const CLUSTERS = '/apis/cluster.karmada.io/v1alpha1/clusters';
@@ -287,6 +287,22 @@ describe('karmada-lite controller: cluster failover and --with-webhook', () => {
     } finally {
       // failurePolicy Fail: left behind, they would refuse policy writes once this controller stops.
       for (const p of created) await host.request('DELETE', p).catch(() => undefined);
+    }
+  });
+
+  it('refuses webhook flags that would be ignored, and a failure threshold short enough to evict on one failed probe', () => {
+    const run = (...args: string[]) => spawnSync(binary, ['controller', '--kubeconfig', cluster('host').kubeconfig, '--metrics-port', '0', ...args], { encoding: 'utf8', timeout: 30_000 });
+    const cases: Array<[string[], string]> = [
+      [['--webhook-port', '9443'], '--webhook-port is only used with --with-webhook'],
+      [['--with-webhook'], '--with-webhook needs --webhook-cert-file and --webhook-key-file'],
+      [['--with-webhook', '--webhook-cert-file', '/nonexistent.crt', '--webhook-key-file', keyFile], 'cannot read --webhook-cert-file /nonexistent.crt'],
+      [['--cluster-failure-threshold', '500ms'], '--cluster-failure-threshold must be at least 1s'],
+      [['--cluster-failure-threshold', 'soon'], '--cluster-failure-threshold must be a duration like 5ms, 10s or 1m, got soon'],
+    ];
+    for (const [args, message] of cases) {
+      const r = run(...args);
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stderr).toContain(message);
     }
   });
 });
