@@ -183,7 +183,11 @@ export function normalizeRepair(v: unknown, pos: Pos): Json | undefined {
     }
     return any ? out : emptyAt(pos);
   }
-  if (pos.tries === null && pos.vals.length === 1 && pos.vals[0] === v) return selfCopy(v, emptyAt(pos));
+  if (pos.tries === null) {
+    const vals = pos.vals;
+    if (vals.length === 1 && vals[0] === v) return selfCopy(v, emptyAt(pos));
+    if (vals.length === 2 && (vals[0] === v || vals[1] === v)) return pairCopy(v, (vals[0] === v ? vals[1] : vals[0]) as Record<string, unknown>, emptyAt(pos));
+  }
   const out: { [k: string]: Json } = {};
   let any = false;
   for (const k in v as Record<string, unknown>) {
@@ -198,6 +202,43 @@ export function normalizeRepair(v: unknown, pos: Pos): Json | undefined {
     if (r !== undefined) out[k] = r;
   }
   return any ? out : emptyAt(pos);
+}
+
+function hasMembers(v: object): boolean {
+  for (const _ in v) return true;
+  return false;
+}
+
+/**
+ * normalizeRepair of an object that is one of exactly two reference values at its position, `other`
+ * the second (Retain: the template's untouched subtrees against the member object's). The positions
+ * below are the same pair as long as both sides are objects, so none is built until an array comes.
+ * `ifEmpty` is what the object becomes when all its members are null.
+ */
+function pairCopy(v: object, other: Record<string, unknown>, ifEmpty: {} | [] | undefined): Json | undefined {
+  let out: { [k: string]: Json } | null = null;
+  let any = false;
+  for (const k in v as Record<string, unknown>) {
+    const val = (v as Record<string, unknown>)[k];
+    if (val === null || val === undefined) continue;
+    any = true;
+    let r: Json | undefined;
+    if (typeof val !== 'object') r = val as Json;
+    else {
+      const o = hasOwn.call(other, k) ? other[k] : undefined;
+      if (Array.isArray(val) || (Array.isArray(o) && o.length > 0)) {
+        const p = new PosNode();
+        p.add(val, false);
+        if (o !== null && typeof o === 'object') p.add(o, false);
+        r = normalizeRepair(val, p);
+      } else if (!hasMembers(val)) r = {};
+      else if (o === null || typeof o !== 'object') r = selfCopy(val, undefined);
+      else if (Array.isArray(o)) r = selfCopy(val, []);
+      else r = hasMembers(o) ? pairCopy(val, o as Record<string, unknown>, undefined) : selfCopy(val, {});
+    }
+    if (r !== undefined) (out ??= {})[k] = r;
+  }
+  return any ? (out ?? {}) : ifEmpty;
 }
 
 /**

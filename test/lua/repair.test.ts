@@ -74,6 +74,17 @@ describe('empty-table repair against references (spec §4)', () => {
     );
   });
 
+  it('uses the result and a look-alike object as references (Retain: template and member object)', () => {
+    fc.assert(
+      fc.property(object, object, (v, w) => {
+        const o = { ...structuredClone(v), ...w };
+        expect(normalizeRepair(v, rootPos([v, o])) ?? null).toEqual(karmadaRepair(v, [v, o], []) ?? null);
+        expect(normalizeRepair(v, rootPos([o, v])) ?? null).toEqual(karmadaRepair(v, [o, v], []) ?? null);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
   it('reads array elements of a reference as one path, for many elements', () => {
     const ref = { items: Array.from({ length: 50 }, (_, i) => (i === 37 ? { m: {} } : { m: { k: i }, s: [] })) };
     const v = { items: Array.from({ length: 50 }, () => ({ m: [], s: [], t: [] })) };
