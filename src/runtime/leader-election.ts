@@ -84,6 +84,8 @@ export class LeaderElector {
   private lastRenew = 0;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** The attempt in progress: stop() waits for it, or a renewal landing after the release would take the lease back. */
+  private inFlight: Promise<void> | undefined;
   private readonly opts: Required<Omit<LeaderElectorOptions, 'onError'>> & Pick<LeaderElectorOptions, 'onError'>;
 
   constructor(private readonly client: LeaseClient, options: LeaderElectorOptions) {
@@ -107,10 +109,20 @@ export class LeaderElector {
   }
 
   /** One attempt to acquire or renew; exposed for tests. */
-  async tick(): Promise<void> {
+  tick(): Promise<void> {
+    const run = this.attempt().finally(() => {
+      if (this.inFlight === run) this.inFlight = undefined;
+    });
+    this.inFlight = run;
+    return run;
+  }
+
+  private async attempt(): Promise<void> {
     const now = this.opts.now();
     try {
       const got = await this.client.get();
+      // Stopped while reading: writing now would undo the release.
+      if (this.stopped) return;
       if (got) this.observation = observe(this.observation, got.record, now);
       const d = decide(got?.record, this.observation, this.opts.identity, now, this.opts.leaseDurationSeconds);
       if (d.action === 'create') await this.client.create(d.record);
@@ -133,12 +145,17 @@ export class LeaderElector {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    await this.inFlight;
     if (!this.leading) return;
-    try {
-      const got = await this.client.get();
-      if (got && got.record.holderIdentity === this.opts.identity) await this.client.update(released(got.record), got.resourceVersion);
-    } catch (err) {
-      this.opts.onError?.(err);
+    // A conflict means the record moved under us (e.g. a renewal answered late): read it again and retry.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        const got = await this.client.get();
+        if (got && got.record.holderIdentity === this.opts.identity) await this.client.update(released(got.record), got.resourceVersion);
+        break;
+      } catch (err) {
+        this.opts.onError?.(err);
+      }
     }
     this.setLeading(false);
   }

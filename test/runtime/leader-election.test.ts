@@ -121,4 +121,26 @@ describe('LeaderElector', () => {
     expect(down).toBe(1);
     await a.stop();
   });
+
+  it('a renewal in flight when stop() is called cannot take the released lease back', async () => {
+    const lease = memoryLease();
+    const a = new LeaderElector(lease, { identity: 'a', leaseDurationSeconds: 15, retryPeriodMs: 1e9, onStartedLeading() {}, onStoppedLeading() {} });
+    await a.tick();
+    // Hold the next read until stop() has begun, as a slow apiserver answer would.
+    const realGet = lease.get.bind(lease);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    lease.get = async () => {
+      const got = await realGet();
+      await gate;
+      return got;
+    };
+    const renewing = a.tick();
+    const stopping = a.stop();
+    lease.get = realGet;
+    release();
+    await Promise.all([renewing, stopping]);
+    expect(a.isLeader).toBe(false);
+    expect(lease.record?.holderIdentity).toBe('');
+  });
 });
