@@ -39,6 +39,8 @@ export interface ControllerOptions {
   /** Overall retry rate per controller queue. */
   qps: number;
   bucketSize: number;
+  /** Keys reconciled at once, by controller name (default 1). */
+  concurrency?: Record<string, number>;
   probeIntervalMs: number;
   core?: Partial<CoreOptions>;
 }
@@ -76,6 +78,10 @@ export class Controller {
     };
     this.core = core;
     this.controllers = selectControllers(coreControllers({ skippedPropagatingNamespaces: core.skippedPropagatingNamespaces }), opts.controllers);
+    // Checked here, before campaigning for the lease, so that a typo fails at start-up with exit code 2.
+    for (const name of Object.keys(opts.concurrency ?? {})) {
+      if (!this.controllers.some((c) => c.name === name)) throw new Error(`--concurrent-syncs: no running controller named ${name}; running: ${this.controllers.map((c) => c.name).join(', ')}`);
+    }
     this.identity = opts.identity ?? `${hostname()}_${process.pid}`;
   }
 
@@ -144,6 +150,7 @@ export class Controller {
       baseDelayMs: this.opts.baseDelayMs,
       maxDelayMs: this.opts.maxDelayMs,
       bucket: { qps: this.opts.qps, burst: this.opts.bucketSize },
+      concurrency: this.opts.concurrency,
       context: () => {
         const rics = store.list(RIC);
         const sig = rics.map((r) => `${r.metadata.name}@${r.metadata.resourceVersion}`).sort().join(',');

@@ -17,6 +17,7 @@ interface ControllerFlags {
   rateLimiterMaxDelay: string;
   rateLimiterQps: string;
   rateLimiterBucketSize: string;
+  concurrentSyncs?: string;
   clusterProbeInterval: string;
   clusterFailureThreshold: string;
   withWebhook: boolean;
@@ -103,6 +104,17 @@ export function parseDuration(flag: string, v: string): number {
   return total;
 }
 
+/** `--concurrent-syncs execution=5,work-status=3`: controller names are checked against the selected controllers later. */
+export function parseConcurrency(v: string | undefined): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const part of (v ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    const m = /^([a-z-]+)=(\d+)$/.exec(part);
+    if (!m || Number(m[2]) < 1) throw new Error(`--concurrent-syncs takes name=n pairs with n at least 1 (e.g. execution=5), got ${part}`);
+    out[m[1]!] = Number(m[2]);
+  }
+  return out;
+}
+
 export function registerController(program: Command): void {
   program
     .command('controller')
@@ -121,6 +133,7 @@ export function registerController(program: Command): void {
     .option('--rate-limiter-max-delay <duration>', 'longest retry delay of a failed key', '1000s')
     .option('--rate-limiter-qps <n>', 'overall retry rate of each controller queue, per second', '10')
     .option('--rate-limiter-bucket-size <n>', 'burst of the overall retry rate', '100')
+    .option('--concurrent-syncs <list>', 'keys reconciled at once per controller, as name=n pairs (e.g. "execution=5,work-status=5"); Karmada\'s --concurrent-*-syncs; default 1 each')
     .option('--cluster-probe-interval <duration>', 'how often member clusters\' /readyz is probed', '10s')
     .option('--cluster-failure-threshold <duration>', 'how long a cluster may stay not ready before it gets the NoExecute taint that evicts workloads with failover.cluster', '30s')
     .option('--with-webhook', 'also serve the admission webhook (what `karmada-lite webhook` serves) from this process, on every replica', false)
@@ -209,6 +222,7 @@ Examples:
           qps,
           bucketSize,
           probeIntervalMs: parseDuration('--cluster-probe-interval', flags.clusterProbeInterval),
+          concurrency: parseConcurrency(flags.concurrentSyncs),
           core: { clusterFailureThresholdSeconds: failureThresholdMs / 1000 },
         });
         if (webhookOpts) {
