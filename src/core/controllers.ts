@@ -130,6 +130,23 @@ function worksOfCluster(reader: ObjectReader, cluster: string): string[] {
   return reader.list(WORK, { namespace: generateExecutionSpaceName(cluster) }).map(key);
 }
 
+/**
+ * Karmada's deprioritization: when a policy's explicit priority goes down, the preempting policies of the
+ * same kind and scope whose priority lies strictly between the new and the old value may now take its
+ * templates, so they are reconciled again, highest priority first.
+ */
+function deprioritized(c: ObjectChange, reader: ObjectReader): string[] {
+  const was = c.old?.spec?.priority;
+  const now = c.object.spec?.priority ?? 0;
+  if (c.type !== 'MODIFIED' || typeof was !== 'number' || now >= was) return [];
+  const ref = { apiVersion: c.object.apiVersion, kind: c.object.kind };
+  const peers = reader.list(ref, c.object.metadata.namespace === undefined ? undefined : { namespace: c.object.metadata.namespace });
+  return peers
+    .filter((p) => p.spec?.preemption === 'Always' && typeof p.spec?.priority === 'number' && p.spec.priority > now && p.spec.priority < was && p.metadata.name !== c.object.metadata.name)
+    .sort((a, b) => b.spec!.priority - a.spec!.priority)
+    .map(key);
+}
+
 function allBindings(reader: ObjectReader): string[] {
   return [...reader.list(RB), ...reader.list(CRB)].map(key);
 }
@@ -161,9 +178,9 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
       name: POLICY,
       watches: (t, cluster) => cluster === undefined && isPolicy(t),
       reconcile: reconcilePolicy,
-      keysFor(c) {
+      keysFor(c, reader) {
         if (c.cluster !== undefined || !isPolicy(c.object) || c.type === 'DELETED') return [];
-        return generationChanged(c) ? [key(c.object)] : [];
+        return generationChanged(c) ? [key(c.object), ...deprioritized(c, reader)] : [];
       },
     },
     {
