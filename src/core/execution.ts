@@ -39,7 +39,7 @@ import {
 } from '../api/constants.js';
 import { CLUSTER } from './kinds.js';
 import { deepClone, deepEqual, deepEqualExcept, withMeta, findCondition, isTerminating, parseRefKey, refOf, removeFinalizer, setCondition, type Condition, type KObject, type ObjectRef } from './object.js';
-import { emptyResult, type CoreEvent, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
+import { emptyResult, ReaderNotReadyError, type CoreEvent, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
 
 export const EXECUTION = 'execution';
 
@@ -113,6 +113,8 @@ export function reconcileWork(ctx: ReconcileContext, key: string): ReconcileResu
       }
       ok++;
     } catch (e) {
+      // A member cache still filling is no apply failure: no Applied=False, no event, just a retry.
+      if (e instanceof ReaderNotReadyError) throw e;
       errors.push((e as Error).message);
     }
   }

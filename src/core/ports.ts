@@ -17,6 +17,17 @@ export interface ListOptions {
 }
 
 /**
+ * Thrown by an ObjectReader that cannot answer yet (e.g. a cache still being filled). Reconcilers let it
+ * through rather than record it as a result: the reconcile then writes nothing and is retried.
+ */
+export class ReaderNotReadyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReaderNotReadyError';
+  }
+}
+
+/**
  * Read access to the control plane (cluster undefined) and to member clusters (cluster = its name).
  * Returned objects are shared with the store: never mutate them, copy first.
  */

@@ -15,7 +15,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { ClusterConditionReady, generateExecutionSpaceName } from '../api/constants.js';
 import { CLUSTER, COP, CPP, CRB, isKarmadaType, OP, PP, RB, RIC, WORK } from '../core/kinds.js';
 import { deepEqual, rfc3339, type KObject, type ObjectRef, type TypeRef } from '../core/object.js';
-import type { CoreEvent, ListOptions, ObjectReader } from '../core/ports.js';
+import { ReaderNotReadyError, type CoreEvent, type ListOptions, type ObjectReader } from '../core/ports.js';
 import type { AsyncWriter } from '../runtime/runner.js';
 import type { Logger } from '../runtime/log.js';
 import { StoreError, type RecordedEvent, type WatchEvent, type WatchHandler } from '../store/types.js';
@@ -25,7 +25,7 @@ import { Informer } from './informer.js';
 import { ApiError, RestClient } from './rest.js';
 
 /** Thrown by a read of a kind whose cache is still filling: the reconcile fails and is retried. */
-export class CacheNotSyncedError extends Error {
+export class CacheNotSyncedError extends ReaderNotReadyError {
   constructor(what: string) {
     super(`the cache of ${what} is not synced yet`);
     this.name = 'CacheNotSyncedError';

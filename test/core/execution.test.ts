@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { stripKarmadaMetadata } from '../../src/core/execution.js';
+import { reconcileWork, stripKarmadaMetadata } from '../../src/core/execution.js';
 import { setManagedKeys } from '../../src/core/binding.js';
+import type { KObject } from '../../src/core/object.js';
+import { ReaderNotReadyError, type ObjectReader, type ReconcileContext } from '../../src/core/ports.js';
+import { EmbeddedStore } from '../../src/store/embedded.js';
 
 describe('preserved member objects', () => {
   it('lose exactly the managed labels and annotations and the PP claim; CRB keys and conflict-resolution stay', () => {
@@ -42,5 +45,41 @@ describe('managed key records', () => {
       'resourcetemplate.karmada.io/managed-annotations': 'b,resourcetemplate.karmada.io/managed-annotations,resourcetemplate.karmada.io/managed-labels',
       'resourcetemplate.karmada.io/managed-labels': 'a,z',
     });
+  });
+});
+
+describe('a member cache that cannot answer yet', () => {
+  const work: KObject = {
+    apiVersion: 'work.karmada.io/v1alpha1',
+    kind: 'Work',
+    metadata: { name: 'web-687f7fb96f', namespace: 'karmada-es-m1' },
+    spec: { workload: { manifests: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web', namespace: 'default' }, data: { k: 'v' } }] } },
+  };
+  function context(memberRead: () => KObject | undefined): ReconcileContext {
+    const store = new EmbeddedStore();
+    store.create({ apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name: 'm1' }, spec: {}, status: { conditions: [{ type: 'Ready', status: 'True', reason: 'ClusterReady', message: '', lastTransitionTime: '2024-01-01T00:00:00Z' }] } });
+    store.create(work);
+    const reader: ObjectReader = {
+      get: (t, ns, name, cluster) => (cluster === undefined ? store.get(t, ns, name) : memberRead()),
+      list: (t, o, cluster) => store.list(t, o, cluster),
+      types: (cluster) => store.types(cluster),
+    };
+    return { reader, now: new Date('2024-01-01T00:01:00Z'), interpreter: {} as never, schedule: (() => ({})) as never, options: { policyPreemption: false, gracefulEvictionTimeoutSeconds: 600, skippedPropagatingNamespaces: [] } };
+  }
+  const key = 'work.karmada.io/v1alpha1|Work|karmada-es-m1|web-687f7fb96f';
+
+  it('is retried: the reconcile throws and records neither Applied=False nor an event', () => {
+    const ctx = context(() => {
+      throw new ReaderNotReadyError('the cache of ConfigMap in m1 is not synced yet');
+    });
+    expect(() => reconcileWork(ctx, key)).toThrow(ReaderNotReadyError);
+  });
+
+  it('whereas a real apply failure (an unmanaged object in the way) is recorded as Applied=False', () => {
+    const ctx = context(() => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'web', namespace: 'default', resourceVersion: '1' } }));
+    const r = reconcileWork(ctx, key);
+    expect(r.error).toMatch(/already exists in the cluster m1/);
+    const status = r.writes.find((w) => w.op === 'updateStatus')!.object.status;
+    expect(status.conditions.find((c: { type: string }) => c.type === 'Applied')).toMatchObject({ status: 'False', reason: 'AppliedFailed' });
   });
 });
