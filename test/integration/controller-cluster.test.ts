@@ -5,52 +5,16 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
-import { connect, createServer, type Server, type Socket } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { ApiError } from '../../src/kube/rest.js';
 import { makePki } from '../webhook/certs.js';
 import { cluster, repoRoot, waitFor } from './env.js';
-import { binary, ensureBinary, freePort, get, ignoreConflict, installCrds, registerMembers, rest, startController, stopController, type Proc } from './harness.js';
+import { binary, MemberProxy, ensureBinary, freePort, get, ignoreConflict, installCrds, registerMembers, rest, startController, stopController, type Proc } from './harness.js';
 
 const NS = `cluster-e2e-${Date.now().toString(36)}`;
 const CLUSTERS = '/apis/cluster.karmada.io/v1alpha1/clusters';
-
-/** member2's apiserver behind a proxy on a port of its own: `down()` refuses and cuts connections like a dead cluster. */
-class MemberProxy {
-  private server?: Server;
-  private readonly sockets = new Set<Socket>();
-  constructor(
-    readonly port: number,
-    private readonly target: number,
-  ) {}
-
-  up(): Promise<void> {
-    if (this.server) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      this.server = createServer((c) => {
-        const u = connect(this.target, '127.0.0.1');
-        this.sockets.add(c).add(u);
-        c.pipe(u).pipe(c);
-        const drop = () => (c.destroy(), u.destroy());
-        c.on('error', drop).on('close', drop);
-        u.on('error', drop).on('close', drop);
-      });
-      this.server.once('error', reject).listen(this.port, '127.0.0.1', () => resolve());
-    });
-  }
-
-  down(): Promise<void> {
-    return new Promise((resolve) => {
-      for (const s of this.sockets) s.destroy();
-      this.sockets.clear();
-      if (!this.server) return resolve();
-      this.server.close(() => resolve());
-      this.server = undefined;
-    });
-  }
-}
 
 /** HTTPS to the webhook, trusting only the test CA. */
 function https(port: number, ca: Buffer, p: string, body?: unknown): Promise<{ status: number; text: string }> {

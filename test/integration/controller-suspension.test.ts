@@ -2,7 +2,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, type RestClient } from '../../src/kube/rest.js';
 import { waitFor, type ClusterName } from './env.js';
-import { ensureBinary, get, ignoreConflict, installCrds, registerMembers, rest, startController, stopController, type Proc } from './harness.js';
+import { diagnose, ensureBinary, get, removeDeployments, ignoreConflict, installCrds, registerMembers, rest, startController, stopController, type Proc } from './harness.js';
 
 const NS = `suspension-e2e-${Date.now().toString(36)}`;
 const MEMBERS = ['member1', 'member2'] as const;
@@ -12,34 +12,11 @@ const member = (m: ClusterName) => rest(m);
 const deployPath = (name: string) => `/apis/apps/v1/namespaces/${NS}/deployments/${name}`;
 const ppPath = (name: string) => `/apis/policy.karmada.io/v1alpha1/namespaces/${NS}/propagationpolicies/${name}`;
 
-/** After a failure: is the replica alive, and what do its queues and reconcile counters say. */
-async function diagnose(p: Proc | undefined): Promise<string> {
-  if (!p) return 'no controller was started';
-  if (p.child.exitCode !== null || p.child.signalCode !== null) return `the controller exited (code ${p.child.exitCode}, signal ${p.child.signalCode})`;
-  try {
-    const text = await (await fetch(`http://127.0.0.1:${p.port}/metrics`, { signal: AbortSignal.timeout(5000) })).text();
-    return text.split('\n').filter((l) => /^(workqueue_depth|controller_runtime_reconcile_total|karmada_lite_clusters)/.test(l)).join('\n');
-  } catch (e) {
-    return `the controller does not answer /metrics: ${(e as Error).message}`;
-  }
-}
-
 /** The Deployments this suite created, removed at the end. */
 const created: string[] = [];
 
 /** Deletes the templates while the controller still runs, so that no binding, Work or member copy outlives the suite. */
-async function removeWorkloads(): Promise<void> {
-  for (const n of created) await host.request('DELETE', deployPath(n)).catch(() => undefined);
-  try {
-    await waitFor('the member copies removed', async () => {
-      for (const m of MEMBERS) for (const n of created) if (await get(member(m), deployPath(n))) return undefined;
-      return true;
-    });
-  } catch (e) {
-    console.warn(`cleanup: ${(e as Error).message}`);
-  }
-  for (const n of created) await host.request('DELETE', ppPath(n)).catch(() => undefined);
-}
+const removeWorkloads = () => removeDeployments(NS, created);
 
 /** A Deployment duplicated to both members. */
 async function createWorkload(name: string): Promise<void> {

@@ -1,7 +1,6 @@
 // End to end: the real binary (dist/karmada-lite controller) against the host, member1 and member2 apiservers.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { connect, createServer } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
@@ -9,7 +8,7 @@ import { ControlPlane } from '../../src/store/control-plane.js';
 import type { KObject } from '../../src/core/object.js';
 import { RB, WORK } from '../../src/core/kinds.js';
 import { cluster, kubeConfig, repoRoot, waitFor, type ClusterName } from './env.js';
-import { ensureBinary, freePort, get, ignoreConflict, installCrds, registerMembers, rest, startController, stopController, type Proc } from './harness.js';
+import { ensureBinary, MemberProxy, freePort, get, ignoreConflict, installCrds, registerMembers, rest, startController, stopController, type Proc } from './harness.js';
 
 const NS = `ctrl-e2e-${Date.now().toString(36)}`;
 
@@ -252,33 +251,13 @@ describe('karmada-lite controller end to end', () => {
 
   it('a member outage: the cluster turns not ready, the others keep being served, and it catches up on return', async () => {
     // member3 is member2's apiserver behind a TCP proxy that the test can take down and bring back.
-    const target = cluster('member2').port;
-    const sockets = new Set<import('node:net').Socket>();
-    const proxyPort = await freePort();
-    let proxy: import('node:net').Server | undefined;
-    const up = () =>
-      new Promise<void>((resolve) => {
-        proxy = createServer((c) => {
-          const u = connect(target, '127.0.0.1');
-          sockets.add(c).add(u);
-          c.pipe(u).pipe(c);
-          const drop = () => (c.destroy(), u.destroy());
-          c.on('error', drop).on('close', drop);
-          u.on('error', drop).on('close', drop);
-        }).listen(proxyPort, '127.0.0.1', () => resolve());
-      });
-    const down = () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        sockets.clear();
-        proxy!.close(() => resolve());
-      });
-    await up();
+    const proxy = new MemberProxy(await freePort(), cluster('member2').port);
+    await proxy.up();
     const readyOf = async (name: string) => (await get(host, `/apis/cluster.karmada.io/v1alpha1/clusters/${name}`))?.status?.conditions?.find((c: any) => c.type === 'Ready')?.status;
     try {
       await ignoreConflict(
         host.request('POST', '/apis/cluster.karmada.io/v1alpha1/clusters', {
-          body: { apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name: 'member3' }, spec: { apiEndpoint: `https://127.0.0.1:${proxyPort}`, syncMode: 'Push', secretRef: { namespace: 'karmada-cluster', name: 'member2' } } },
+          body: { apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name: 'member3' }, spec: { apiEndpoint: `https://127.0.0.1:${proxy.port}`, syncMode: 'Push', secretRef: { namespace: 'karmada-cluster', name: 'member2' } } },
         }),
       );
       await waitFor('member3 Ready', async () => ((await readyOf('member3')) === 'True' ? true : undefined));
@@ -291,19 +270,19 @@ describe('karmada-lite controller end to end', () => {
       await waitFor('outage on member1', has('member1', '1'));
       await waitFor('outage on member3 (member2)', has('member2', '1'));
 
-      await down();
+      await proxy.down();
       await waitFor('member3 not ready', async () => ((await readyOf('member3')) === 'False' ? true : undefined));
       const cur = await get(host, cmPath);
       await host.request('PUT', cmPath, { body: { ...cur, data: { v: '2' } } });
       await waitFor('member1 still served', has('member1', '2'));
       expect((await get(rest('member2'), cmPath)).data.v).toBe('1');
 
-      await up();
+      await proxy.up();
       await waitFor('member3 ready again', async () => ((await readyOf('member3')) === 'True' ? true : undefined));
       await waitFor('member3 caught up', has('member2', '2'));
     } finally {
       await host.request('DELETE', '/apis/cluster.karmada.io/v1alpha1/clusters/member3').catch(() => undefined);
-      await down().catch(() => undefined);
+      await proxy.down().catch(() => undefined);
     }
   });
 

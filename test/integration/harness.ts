@@ -2,7 +2,7 @@
 // started against the host apiserver, and helpers to reach the host and member apiservers.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { RestClient, ApiError } from '../../src/kube/rest.js';
@@ -147,3 +147,70 @@ export async function registerMembers(host: RestClient): Promise<void> {
     );
   }
 }
+
+/** After a failure: is the replica alive, and what do its queues and reconcile counters say. */
+export async function diagnose(p: Proc | undefined): Promise<string> {
+  if (!p) return 'no controller was started';
+  if (p.child.exitCode !== null || p.child.signalCode !== null) return `the controller exited (code ${p.child.exitCode}, signal ${p.child.signalCode})`;
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${p.port}/metrics`, { signal: AbortSignal.timeout(5000) })).text();
+    return text.split('\n').filter((l) => /^(workqueue_depth|controller_runtime_reconcile_total|karmada_lite_clusters)/.test(l)).join('\n');
+  } catch (e) {
+    return `the controller does not answer /metrics: ${(e as Error).message}`;
+  }
+}
+
+/**
+ * Deletes Deployments and their same-named PropagationPolicies while the controller still runs, so that no
+ * binding, Work or member copy outlives a suite; waits until the member copies are gone.
+ */
+export async function removeDeployments(ns: string, names: readonly string[]): Promise<void> {
+  const host = rest('host');
+  const deployPath = (n: string) => `/apis/apps/v1/namespaces/${ns}/deployments/${n}`;
+  for (const n of names) await host.request('DELETE', deployPath(n)).catch(() => undefined);
+  try {
+    await waitFor('the member copies removed', async () => {
+      for (const m of ['member1', 'member2'] as const) for (const n of names) if (await get(rest(m), deployPath(n))) return undefined;
+      return true;
+    });
+  } catch (e) {
+    console.warn(`cleanup: ${(e as Error).message}`);
+  }
+  for (const n of names) await host.request('DELETE', `/apis/policy.karmada.io/v1alpha1/namespaces/${ns}/propagationpolicies/${n}`).catch(() => undefined);
+}
+
+/** A member's apiserver behind a TCP proxy on a port of its own: `down()` refuses and cuts connections like a dead cluster. */
+export class MemberProxy {
+  private server?: Server;
+  private readonly sockets = new Set<Socket>();
+  constructor(
+    readonly port: number,
+    private readonly target: number,
+  ) {}
+
+  up(): Promise<void> {
+    if (this.server) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.server = createServer((c) => {
+        const u = connect(this.target, '127.0.0.1');
+        this.sockets.add(c).add(u);
+        c.pipe(u).pipe(c);
+        const drop = () => (c.destroy(), u.destroy());
+        c.on('error', drop).on('close', drop);
+        u.on('error', drop).on('close', drop);
+      });
+      this.server.once('error', reject).listen(this.port, '127.0.0.1', () => resolve());
+    });
+  }
+
+  down(): Promise<void> {
+    return new Promise((resolve) => {
+      for (const s of this.sockets) s.destroy();
+      this.sockets.clear();
+      if (!this.server) return resolve();
+      this.server.close(() => resolve());
+      this.server = undefined;
+    });
+  }
+}
+
