@@ -304,8 +304,11 @@ function renderWork(
       },
     };
   } else {
+    const injected = ctx.options.statefulFailoverInjection ? injectedLabels(b, target.name) : undefined;
+    if (injected) manifest.metadata.labels = { ...(manifest.metadata.labels ?? {}), ...injected };
     decorateManifest(manifest, b, tpl, crb, idLabel, id, workName, workNs, workId);
-    if (unpatched) decorated.set(unpatched, manifest);
+    // A manifest with injected state is this cluster's alone.
+    if (unpatched && !injected) decorated.set(unpatched, manifest);
   }
   const conflict = conflictResolutionFor(tpl, b);
   const workAnn: Record<string, string> = {};
@@ -343,6 +346,19 @@ function renderWork(
   w.spec = spec;
   if (deepEqual(w, existing)) return undefined;
   return { op: 'update', object: w };
+}
+
+/**
+ * Gate StatefulFailoverInjection: the state preserved by the last eviction goes, as labels, to the one
+ * cluster the application moved to, when that eviction was Directly and the cluster is a new one.
+ */
+function injectedLabels(b: KObject, cluster: string): Record<string, string> | undefined {
+  if (((b.spec?.clusters ?? []) as unknown[]).length !== 1) return undefined;
+  const tasks = (b.spec?.gracefulEvictionTasks ?? []) as Array<{ purgeMode?: string; clustersBeforeFailover?: string[]; preservedLabelState?: Record<string, string> }>;
+  const last = tasks[tasks.length - 1];
+  if (!last?.preservedLabelState || normalizePurgeMode(last.purgeMode) !== PurgeModeDirectly) return undefined;
+  if ((last.clustersBeforeFailover ?? []).includes(cluster)) return undefined;
+  return last.preservedLabelState;
 }
 
 /** The labels and annotations Karmada puts on a Work's manifest (BuildWork and CreateOrUpdateWork), in place. */

@@ -18,6 +18,7 @@ import {
 } from '../api/constants.js';
 import { isClusterBinding, isSuspendedFor, normalizePurgeMode } from './binding.js';
 import { withMetaAndSpec, deepEqual, isTerminating, parseRefKey, parseTime, refOf, rfc3339, type KObject, type ObjectRef } from './object.js';
+import { evalJsonPath } from './jsonpath.js';
 import { emptyResult, type AggregatedStatusItem, type CoreEvent, type ReconcileContext, type ReconcileResult } from './ports.js';
 
 export const FAILOVER = 'application-failover';
@@ -28,6 +29,7 @@ interface ApplicationFailover {
   gracePeriodSeconds?: number;
   preConditions?: { delaySeconds?: number; healthyState?: string };
   blockPredecessorSeconds?: number;
+  statePreservation?: { rules?: Array<{ aliasLabelName: string; jsonPath: string }> };
 }
 
 interface Clock {
@@ -149,6 +151,16 @@ export function reconcileApplicationFailover(ctx: ReconcileContext, key: string)
           task.producer = source;
           if (purgeMode === PurgeModeGracefully) task.gracePeriodSeconds = app!.gracePeriodSeconds ?? DefaultGracePeriodSeconds;
           if (purgeMode === PurgeModeNever) task.suppressDeletion = true;
+          const rules = app!.statePreservation?.rules ?? [];
+          if (ctx.options.statefulFailoverInjection && rules.length) {
+            try {
+              task.preservedLabelState = preservedLabelState(rules, items.find((i) => i.clusterName === c), c);
+            } catch (e) {
+              // Nothing is written: the eviction is tried again once the status is there.
+              return { ...emptyResult(), events, error: (e as Error).message };
+            }
+            task.clustersBeforeFailover = before.map((x) => x.name);
+          }
           tasks.push(task);
         }
         const entry: HistoryEntry = {
@@ -173,6 +185,14 @@ export function reconcileApplicationFailover(ctx: ReconcileContext, key: string)
   setClocks(next, eligible ? clocks : {});
   if (deepEqual(next, b)) return { ...emptyResult(), events, requeueAfterSeconds: requeue };
   return { writes: [{ op: 'update', object: next }], events, requeueAfterSeconds: requeue };
+}
+
+/** Gate StatefulFailoverInjection: each rule's alias label, valued from the evicted cluster's reflected status. */
+function preservedLabelState(rules: Array<{ aliasLabelName: string; jsonPath: string }>, item: AggregatedStatusItem | undefined, cluster: string): Record<string, string> {
+  if (!item?.status) throw new Error(`the application status has not yet been collected from Cluster(${cluster})`);
+  const out: Record<string, string> = {};
+  for (const r of rules) out[r.aliasLabelName] = evalJsonPath(r.jsonPath, item.status);
+  return out;
 }
 
 /**

@@ -4,7 +4,7 @@
  * events it wants. Whoever runs it (the embedded control plane, the real controller) implements these
  * ports; the core never imports a store, a queue or a network client.
  */
-import type { Health } from '../api/constants.js';
+import { DefaultClusterFailureThresholdSeconds, DefaultGracefulEvictionTimeoutSeconds, DefaultSkippedPropagatingNamespaces, type Health } from '../api/constants.js';
 import type { KObject, ObjectRef, TypeRef } from './object.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -178,6 +178,23 @@ export interface CoreOptions {
    * before it gets the NoExecute taint. Default 30 (DefaultClusterFailureThresholdSeconds).
    */
   clusterFailureThresholdSeconds?: number;
+  /**
+   * Feature gate StatefulFailoverInjection (Karmada default off): an application failover records the
+   * evicted cluster's state (statePreservation rules) and the new cluster's manifest carries it as labels.
+   */
+  statefulFailoverInjection?: boolean;
+}
+
+/** Karmada's defaults for whatever is not given (gates off). */
+export function withCoreDefaults(o: Partial<CoreOptions> = {}): CoreOptions {
+  return {
+    ...o,
+    policyPreemption: o.policyPreemption ?? false,
+    gracefulEvictionTimeoutSeconds: o.gracefulEvictionTimeoutSeconds ?? DefaultGracefulEvictionTimeoutSeconds,
+    skippedPropagatingNamespaces: o.skippedPropagatingNamespaces ?? DefaultSkippedPropagatingNamespaces,
+    clusterFailureThresholdSeconds: o.clusterFailureThresholdSeconds ?? DefaultClusterFailureThresholdSeconds,
+    statefulFailoverInjection: o.statefulFailoverInjection ?? false,
+  };
 }
 
 export interface ReconcileContext {

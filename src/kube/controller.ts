@@ -7,10 +7,9 @@
 import { hostname } from 'node:os';
 import type { Server } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { DefaultClusterFailureThresholdSeconds, DefaultGracefulEvictionTimeoutSeconds, DefaultSkippedPropagatingNamespaces } from '../api/constants.js';
 import { coreControllers } from '../core/controllers.js';
 import { RIC } from '../core/kinds.js';
-import type { ControllerSpec, CoreOptions, Interpreter, InterpreterOperation } from '../core/ports.js';
+import { withCoreDefaults, type ControllerSpec, type CoreOptions, type Interpreter, type InterpreterOperation } from '../core/ports.js';
 import { createInterpreter } from '../interpreter/interpreter.js';
 import { startProbeServer } from '../runtime/http.js';
 import { LeaderElector } from '../runtime/leader-election.js';
@@ -70,12 +69,7 @@ export class Controller {
   readonly identity: string;
 
   constructor(private readonly opts: ControllerOptions) {
-    const core: CoreOptions = {
-      policyPreemption: opts.core?.policyPreemption ?? false,
-      gracefulEvictionTimeoutSeconds: opts.core?.gracefulEvictionTimeoutSeconds ?? DefaultGracefulEvictionTimeoutSeconds,
-      skippedPropagatingNamespaces: opts.core?.skippedPropagatingNamespaces ?? DefaultSkippedPropagatingNamespaces,
-      clusterFailureThresholdSeconds: opts.core?.clusterFailureThresholdSeconds ?? DefaultClusterFailureThresholdSeconds,
-    };
+    const core = withCoreDefaults(opts.core);
     this.core = core;
     this.controllers = selectControllers(coreControllers({ skippedPropagatingNamespaces: core.skippedPropagatingNamespaces }), opts.controllers);
     // Checked here, before campaigning for the lease, so that a typo fails at start-up with exit code 2.

@@ -3,12 +3,12 @@
  * webhooks, the core's controllers on the runner, the real scheduler and interpreter, and a virtual
  * clock. `karmada-lite plan`, the scenarios and the bench drive it.
  */
-import { ClusterControllerFinalizer, ClusterConditionReady, DefaultGracefulEvictionTimeoutSeconds, DefaultSkippedPropagatingNamespaces } from '../api/constants.js';
+import { ClusterControllerFinalizer, ClusterConditionReady } from '../api/constants.js';
 import { coreControllers } from '../core/controllers.js';
 import { BUILTIN_KINDS, findBuiltinKind } from '../api/kubernetes-kinds.js';
 import { CLUSTER, is, isTemplateType, RIC } from '../core/kinds.js';
 import { deepClone, describeRef, refOf, rfc3339, type KObject, type ObjectRef } from '../core/object.js';
-import type { CoreOptions, DependentObjectReference, Interpreter, ScheduleFn } from '../core/ports.js';
+import { withCoreDefaults, type CoreOptions, type DependentObjectReference, type Interpreter, type ScheduleFn } from '../core/ports.js';
 import { createInterpreter, type Interpreter as RealInterpreter } from '../interpreter/interpreter.js';
 import { schedule } from '../scheduler/index.js';
 import type { Binding, Cluster } from '../scheduler/types.js';
@@ -106,11 +106,7 @@ export class ControlPlane {
     store.watch((ev) => {
       if (ev.cluster === undefined && is(ev.object, RIC)) this.ricDirty = true;
     });
-    const core: CoreOptions = {
-      policyPreemption: opts.core?.policyPreemption ?? false,
-      gracefulEvictionTimeoutSeconds: opts.core?.gracefulEvictionTimeoutSeconds ?? DefaultGracefulEvictionTimeoutSeconds,
-      skippedPropagatingNamespaces: opts.core?.skippedPropagatingNamespaces ?? DefaultSkippedPropagatingNamespaces,
-    };
+    const core = withCoreDefaults(opts.core);
     let interpreter = opts.interpreter;
     if (!interpreter) {
       this.real = createInterpreter({ nowMs: () => this.clock.getTime(), builtin: opts.builtinInterpreters ?? true });

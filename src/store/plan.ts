@@ -9,6 +9,7 @@ import { lintDocuments } from '../validation/lint.js';
 import { formatLintResult } from '../validation/lint.js';
 import { getClusterName, WorkApplied, WorkDispatching } from '../api/constants.js';
 import { CLUSTER, COP, CPP, CRB, is, OP, PP, RB, RIC, WORK } from '../core/kinds.js';
+import type { CoreOptions } from '../core/ports.js';
 import { findCondition, type Condition, type KObject, type ObjectRef } from '../core/object.js';
 import type { RunStats } from '../runtime/runner.js';
 import { ControlPlane } from './control-plane.js';
@@ -21,6 +22,8 @@ export interface PlanOptions {
   runForSeconds?: number;
   /** Simulated member state: documents {cluster, apiVersion, kind, namespace, name, health | status}. */
   status?: SourceDocument[];
+  /** Core feature gates (PropagationPolicyPreemption, StatefulFailoverInjection). */
+  core?: Partial<CoreOptions>;
 }
 
 export interface MemberStateEntry {
@@ -173,7 +176,7 @@ export function plan(docs: SourceDocument[], opts: PlanOptions = {}): PlanOutcom
   const states = parseMemberStates(opts.status ?? []);
   if (states.problems.length) return { ok: false, exitCode: 1, problems: states.problems };
 
-  const cp = new ControlPlane({ start: opts.at });
+  const cp = new ControlPlane({ start: opts.at, core: opts.core });
   for (const s of states.entries) {
     const ref: ObjectRef = { apiVersion: s.apiVersion, kind: s.kind, namespace: s.namespace, name: s.name };
     cp.members.set(s.cluster, ref, s.status ? { status: s.status } : { health: s.health });

@@ -1,4 +1,5 @@
 /** ResourceBinding admission rules (spec §3.2): the dependencies annotation and, behind a gate, components. */
+import { parseGates } from '../api/feature-gates.js';
 import { invalid, str, type FieldError } from './field-errors.js';
 import { isObj, obj, objs, strOf, type Obj } from './json.js';
 import { BindingDependenciesAnnotation } from '../api/constants.js';
@@ -49,18 +50,11 @@ export function validateResourceBinding(object: Obj, gates: FeatureGates = {}): 
 
 const KNOWN_GATES = ['MultiplePodTemplatesScheduling', 'FederatedQuotaEnforcement'] as const;
 
-/** `--feature-gates A=true,B=false`, as Karmada's components take them. Throws a usage message on a typo. */
+/** `--feature-gates` of the webhook and `validate`. Throws a usage message on a typo. */
 export function parseFeatureGates(spec: string | undefined): FeatureGates {
-  const gates: FeatureGates = {};
-  if (!spec) return gates;
-  for (const part of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
-    const [name, value = 'true'] = part.split('=');
-    if (!(KNOWN_GATES as readonly string[]).includes(name!)) throw new Error(`unknown feature gate ${name}; known gates: ${KNOWN_GATES.join(', ')}`);
-    if (value !== 'true' && value !== 'false') throw new Error(`feature gate ${name} must be true or false, got ${value}`);
-    if (name === 'FederatedQuotaEnforcement' && value === 'true') {
-      throw new Error('feature gate FederatedQuotaEnforcement is not implemented by karmada-lite: FederatedResourceQuota is not one of its kinds; leave the gate off');
-    }
-    gates[name as (typeof KNOWN_GATES)[number]] = value === 'true';
+  const gates = parseGates(spec, KNOWN_GATES);
+  if (gates.FederatedQuotaEnforcement) {
+    throw new Error('feature gate FederatedQuotaEnforcement is not implemented by karmada-lite: FederatedResourceQuota is not one of its kinds; leave the gate off');
   }
   return gates;
 }

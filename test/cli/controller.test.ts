@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { coreGateOptions } from '../../src/api/feature-gates.js';
 import { parseConcurrency, parseDuration } from '../../src/cli/commands/controller.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -44,5 +45,23 @@ describe('controller flags', () => {
     const r = cli(['controller', '--kubeconfig', offlineKubeconfig(), '--metrics-port', '0', '--concurrent-syncs', 'executon=4']);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('--concurrent-syncs: no running controller named executon; running: detector');
+  });
+});
+
+describe('core feature gates', () => {
+  it('turn on PropagationPolicyPreemption and StatefulFailoverInjection; both are off by default', () => {
+    expect(coreGateOptions(undefined)).toEqual({ policyPreemption: false, statefulFailoverInjection: false });
+    expect(coreGateOptions('StatefulFailoverInjection, PropagationPolicyPreemption=true')).toEqual({ policyPreemption: true, statefulFailoverInjection: true });
+    expect(() => coreGateOptions('StatefulFailoverInjection=yes')).toThrow('feature gate StatefulFailoverInjection must be true or false, got yes');
+  });
+
+  it('an unknown gate is refused by controller and plan with exit code 2, naming the known ones', () => {
+    const known = 'known gates: PropagationPolicyPreemption, StatefulFailoverInjection';
+    const c = cli(['controller', '--kubeconfig', offlineKubeconfig(), '--metrics-port', '0', '--feature-gates', 'Preemption=true']);
+    expect(c.status).toBe(2);
+    expect(c.stderr).toContain(`--feature-gates: unknown feature gate Preemption; ${known}`);
+    const p = cli(['plan', '-f', join(root, 'examples'), '--feature-gates', 'Preemption=true']);
+    expect(p.status).toBe(2);
+    expect(p.stderr).toContain(`--feature-gates: unknown feature gate Preemption; ${known}`);
   });
 });

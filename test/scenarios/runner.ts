@@ -10,7 +10,7 @@ import type { KObject, ObjectRef } from '../../src/core/object.js';
 export interface Scenario {
   name: string;
   description?: string;
-  options?: { preemption?: boolean; simulateMembers?: boolean; start?: string; gracefulEvictionTimeoutSeconds?: number };
+  options?: { preemption?: boolean; statefulFailoverInjection?: boolean; simulateMembers?: boolean; start?: string; gracefulEvictionTimeoutSeconds?: number };
   clusters?: Array<string | { name: string; region?: string; zone?: string; provider?: string; labels?: Record<string, string>; ready?: boolean }>;
   objects?: KObject[];
   members?: Array<{ cluster: string; object: KObject }>;
@@ -112,7 +112,7 @@ export class ScenarioRun {
     this.cp = new ControlPlane({
       start: o.start ? new Date(o.start) : undefined,
       simulateMembers: o.simulateMembers,
-      core: { policyPreemption: o.preemption ?? false, gracefulEvictionTimeoutSeconds: o.gracefulEvictionTimeoutSeconds },
+      core: { policyPreemption: o.preemption ?? false, statefulFailoverInjection: o.statefulFailoverInjection, gracefulEvictionTimeoutSeconds: o.gracefulEvictionTimeoutSeconds },
     });
   }
 

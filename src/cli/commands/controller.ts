@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { coreGateOptions, CoreFeatureGates } from '../../api/feature-gates.js';
 import { createLogger, isLevel } from '../../runtime/log.js';
 import { serveUntilSignal } from '../serve.js';
 
@@ -18,6 +19,7 @@ interface ControllerFlags {
   rateLimiterQps: string;
   rateLimiterBucketSize: string;
   concurrentSyncs?: string;
+  featureGates?: string;
   clusterProbeInterval: string;
   clusterFailureThreshold: string;
   withWebhook: boolean;
@@ -133,6 +135,7 @@ export function registerController(program: Command): void {
     .option('--rate-limiter-max-delay <duration>', 'longest retry delay of a failed key', '1000s')
     .option('--rate-limiter-qps <n>', 'overall retry rate of each controller queue, per second', '10')
     .option('--rate-limiter-bucket-size <n>', 'burst of the overall retry rate', '100')
+    .option('--feature-gates <gates>', `core gates to turn on, e.g. PropagationPolicyPreemption=true (known: ${CoreFeatureGates.join(', ')}; all off by default, as in Karmada)`)
     .option('--concurrent-syncs <list>', 'keys reconciled at once per controller, as name=n pairs (e.g. "execution=5,work-status=5"); Karmada\'s --concurrent-*-syncs; default 1 each')
     .option('--cluster-probe-interval <duration>', 'how often member clusters\' /readyz is probed', '10s')
     .option('--cluster-failure-threshold <duration>', 'how long a cluster may stay not ready before it gets the NoExecute taint that evicts workloads with failover.cluster', '30s')
@@ -201,6 +204,12 @@ Examples:
         const { Controller } = await import('../../kube/controller.js');
         const failureThresholdMs = parseDuration('--cluster-failure-threshold', flags.clusterFailureThreshold);
         if (failureThresholdMs < 1000) throw new Error(`--cluster-failure-threshold must be at least 1s (a shorter one would evict on a single failed probe), got ${flags.clusterFailureThreshold}`);
+        let gates;
+        try {
+          gates = coreGateOptions(flags.featureGates);
+        } catch (e) {
+          throw new Error(`--feature-gates: ${(e as Error).message}`);
+        }
         const kc = new KubeConfig();
         if (flags.kubeconfig) kc.loadFromFile(flags.kubeconfig);
         else kc.loadFromDefault();
@@ -223,7 +232,7 @@ Examples:
           bucketSize,
           probeIntervalMs: parseDuration('--cluster-probe-interval', flags.clusterProbeInterval),
           concurrency: parseConcurrency(flags.concurrentSyncs),
-          core: { clusterFailureThresholdSeconds: failureThresholdMs / 1000 },
+          core: { clusterFailureThresholdSeconds: failureThresholdMs / 1000, ...gates },
         });
         if (webhookOpts) {
           const { WebhookServer } = await import('../../webhook/server.js');

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { coreGateOptions, CoreFeatureGates } from '../../api/feature-gates.js';
 import { InputError, readDocuments, type SourceDocument } from '../../io/documents.js';
 import { formatPlanJson, formatPlanTable, formatPlanYaml, plan } from '../../store/plan.js';
 
@@ -9,6 +10,7 @@ interface PlanFlags {
   output: string;
   at?: string;
   runFor?: string;
+  featureGates?: string;
 }
 
 /** `30s`, `5m`, `2h`, or plain seconds. */
@@ -28,6 +30,7 @@ export function registerPlan(program: Command): void {
     .option('--status <path...>', 'simulated member state: {cluster, apiVersion, kind, namespace, name, health: Healthy|Unhealthy} or {..., status: {...}}')
     .option('-o, --output <format>', 'yaml, json or table', 'yaml')
     .option('--at <time>', 'the time the plan runs at (RFC 3339); default 2024-01-01T00:00:00Z so output is reproducible')
+    .option('--feature-gates <gates>', `core gates to turn on, e.g. StatefulFailoverInjection=true (known: ${CoreFeatureGates.join(', ')}; all off by default)`)
     .option('--run-for <duration>', 'let this much virtual time pass after loading (tolerations, grace periods), e.g. 10m')
     .addHelpText(
       'after',
@@ -52,10 +55,16 @@ Examples:
         at = new Date(flags.at);
         if (Number.isNaN(at.getTime())) throw new InputError(`--at: ${flags.at} is not a time; use RFC 3339, e.g. 2024-07-01T08:00:00Z`);
       }
+      let core;
+      try {
+        core = coreGateOptions(flags.featureGates);
+      } catch (e) {
+        throw new InputError(`--feature-gates: ${(e as Error).message}`);
+      }
       const runForSeconds = flags.runFor !== undefined ? parseDuration(flags.runFor) : undefined;
       const docs: SourceDocument[] = readDocuments([...flags.filename, ...(flags.clusters ?? [])]);
       const status = flags.status ? readDocuments(flags.status) : undefined;
-      const outcome = plan(docs, { at, runForSeconds, status });
+      const outcome = plan(docs, { at, runForSeconds, status, core });
       if (!outcome.ok) {
         for (const p of outcome.problems) process.stderr.write(`${p}\n`);
         process.exitCode = outcome.exitCode;
