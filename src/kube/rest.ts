@@ -1,4 +1,4 @@
-import { request as httpsRequest, type RequestOptions } from 'node:https';
+import { Agent as HttpsAgent, request as httpsRequest, type AgentOptions, type RequestOptions } from 'node:https';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 
@@ -38,11 +38,26 @@ export interface ApiResource {
   verbs: string[];
 }
 
+/** An https.Agent that keeps connections open, with the TLS settings the kubeconfig gave this request. */
+function keepAliveAgent(o: RequestOptions): HttpsAgent {
+  const tls: AgentOptions = { keepAlive: true, keepAliveMsecs: 30_000 };
+  for (const k of ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'] as const) {
+    if (o[k] !== undefined) (tls as Record<string, unknown>)[k] = o[k];
+  }
+  return new HttpsAgent(tls);
+}
+
 export class RestClient {
   private readonly server: URL;
   private readonly discovery = new Map<string, Promise<ApiResource[]>>();
   /** `deployments/status` and friends, per group/version, filled by discovery. */
   private readonly subresources = new Map<string, Set<string>>();
+  /**
+   * One keep-alive agent for the client's life. client-node's applyToHTTPSOptions makes a new agent (so a new
+   * TCP and TLS handshake) per request, which was most of the controller's CPU; credentials in headers are
+   * still applied per request, so rotated tokens are picked up.
+   */
+  private agent?: RequestOptions['agent'];
 
   constructor(private readonly kc: KubeConfig) {
     const cluster = kc.getCurrentCluster();
@@ -62,6 +77,7 @@ export class RestClient {
       headers: { accept: 'application/json' },
     };
     await this.kc.applyToHTTPSOptions(o);
+    if (url.protocol === 'https:') o.agent = this.agent ??= this.kc.getCurrentCluster()?.proxyUrl ? o.agent : keepAliveAgent(o);
     return o;
   }
 
