@@ -41,6 +41,7 @@ export function registerWebhook(program: Command): void {
 Paths (Karmada's, so existing webhook configurations work unchanged):
 ${ROUTES.map((r) => `  ${r.path.padEnd(44)} ${r.kind} ${r.operations.join(', ')}`).join('\n')}
   /healthz, /readyz                            plain-text health checks
+  /metrics                                     Prometheus: reviews by path and verdict, review duration, Node runtime
 
 Every request is logged as one JSON line on standard error with its uid, kind, name and verdict.
 Webhook configurations to register it: deploy/webhook/ (failurePolicy Fail).
