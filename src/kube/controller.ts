@@ -212,6 +212,8 @@ export class Controller {
     await this.running?.catch(() => undefined);
     this.runner?.stop();
     await this.elector?.stop();
+    // The last reconciles' events, but no longer than a few seconds: shutdown must not hang on the apiserver.
+    await Promise.race([this.store?.drainEvents(), new Promise((r) => setTimeout(r, 3000).unref())]);
     this.store?.stop();
     await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
     this.opts.log.info('stopped', { identity: this.identity });

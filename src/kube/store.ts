@@ -21,6 +21,7 @@ import type { Logger } from '../runtime/log.js';
 import { StoreError, type RecordedEvent, type WatchEvent, type WatchHandler } from '../store/types.js';
 import { isAdmissionKind, mutate } from '../validation/rules.js';
 import { memberKubeConfig } from './credentials.js';
+import { EventRecorder } from './events.js';
 import { Informer } from './informer.js';
 import { ApiError, RestClient } from './rest.js';
 
@@ -115,12 +116,17 @@ class ApiCache {
   }
 }
 
+/** Consecutive failed /readyz probes that turn a ready member not ready. */
+const PROBE_FAILURES_TO_NOT_READY = 2;
+
 interface Member {
   name: string;
   cache: ApiCache;
   /** The Cluster's resourceVersion + secret that this connection was made from. */
   signature: string;
   ready?: boolean;
+  /** Failed probes in a row: one failure alone (a slow answer on a busy machine) does not make a cluster not ready. */
+  failures?: number;
   apiEnablements?: Array<{ groupVersion: string; resources: Array<{ name: string; kind: string }> }>;
 }
 
@@ -153,9 +159,22 @@ export class KubeStore implements ObjectReader, AsyncWriter {
   private stopped = false;
   private readonly log: Logger;
 
+  private readonly recorder: EventRecorder;
+
   constructor(private readonly opts: KubeStoreOptions) {
     this.log = opts.log;
     this.host = new ApiCache(undefined, new RestClient(opts.host), (c, t, o, old) => this.changed(c, t, o, old), opts.log);
+    const rest = this.host.rest;
+    this.recorder = new EventRecorder({
+      component: opts.component ?? 'karmada-lite-controller',
+      request: (method, path, body, contentType) => rest.request(method, path, { body, contentType }),
+      onError: (reason, err) => this.log.debug('cannot record event', { reason, err: err.message }),
+    });
+  }
+
+  /** Waits for the Event writes started so far (a graceful stop records the last events). */
+  drainEvents(): Promise<void> {
+    return this.recorder.drain();
   }
 
   /** Fills the control plane's caches; members connect as their Cluster objects are seen. */
@@ -359,6 +378,12 @@ export class KubeStore implements ObjectReader, AsyncWriter {
     } catch (e) {
       message = (e as Error).message;
     }
+    m.failures = ready ? 0 : (m.failures ?? 0) + 1;
+    // A member never seen ready is not ready at once; a ready one needs a second failed probe in a row.
+    if (!ready && m.ready && m.failures < PROBE_FAILURES_TO_NOT_READY) {
+      this.log.debug('member probe failed; not ready after another failure', { cluster: name, err: message });
+      return;
+    }
     m.ready = ready;
     this.reportReadiness();
     const cur = this.host.existing(CLUSTER)?.get(undefined, name) as KObject | undefined;
@@ -497,24 +522,7 @@ export class KubeStore implements ObjectReader, AsyncWriter {
   // Events
 
   recordEvent(ev: CoreEvent): void {
-    const io = ev.involvedObject;
-    const ns = io.namespace || 'default';
-    const now = new Date().toISOString();
-    const body = {
-      apiVersion: 'v1',
-      kind: 'Event',
-      metadata: { generateName: `${io.name}.`, namespace: ns },
-      involvedObject: { apiVersion: io.apiVersion, kind: io.kind, namespace: io.namespace, name: io.name },
-      type: ev.type,
-      reason: ev.reason,
-      message: ev.message,
-      source: { component: this.opts.component ?? 'karmada-lite-controller' },
-      reportingComponent: this.opts.component ?? 'karmada-lite-controller',
-      firstTimestamp: now,
-      lastTimestamp: now,
-      count: 1,
-    };
-    void this.host.rest.request('POST', `/api/v1/namespaces/${encodeURIComponent(ns)}/events`, { body }).catch((e) => this.log.debug('cannot record event', { reason: ev.reason, err: (e as Error).message }));
+    this.recorder.record(ev);
   }
 
   events(): readonly RecordedEvent[] {

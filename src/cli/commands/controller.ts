@@ -137,7 +137,7 @@ export function registerController(program: Command): void {
     .option('--rate-limiter-bucket-size <n>', 'burst of the overall retry rate', '100')
     .option('--feature-gates <gates>', `core gates to turn on, e.g. PropagationPolicyPreemption=true (known: ${CoreFeatureGates.join(', ')}; all off by default, as in Karmada)`)
     .option('--concurrent-syncs <list>', 'keys reconciled at once per controller, as name=n pairs (e.g. "execution=5,work-status=5"); Karmada\'s --concurrent-*-syncs; default 1 each')
-    .option('--cluster-probe-interval <duration>', 'how often member clusters\' /readyz is probed', '10s')
+    .option('--cluster-probe-interval <duration>', 'how often member clusters\' /readyz is probed; two failures in a row make a ready cluster not ready', '10s')
     .option('--cluster-failure-threshold <duration>', 'how long a cluster may stay not ready before it gets the NoExecute taint that evicts workloads with failover.cluster', '30s')
     .option('--with-webhook', 'also serve the admission webhook (what `karmada-lite webhook` serves) from this process, on every replica', false)
     .option('--webhook-cert-file <path>', 'with --with-webhook: PEM certificate the webhook presents (reloaded when the file changes)')
