@@ -4,33 +4,15 @@
  * environment comes from env.json, as the k8sEnv() fallback there reads it.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
-import { parseAllDocuments } from 'yaml';
-import { ApiError, RestClient } from '../src/kube/rest.js';
+import { RestClient } from '../src/kube/rest.js';
+import { freePort, get as getOrUndefined, ignoreConflict, installCrds, repoRoot, waitFor, type ClusterInfo, type ClusterName, type K8sEnv } from '../test/integration/k8s-env.js';
 
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-export type ClusterName = 'host' | 'member1' | 'member2';
+export { freePort, getOrUndefined, ignoreConflict, installCrds, repoRoot, waitFor, type ClusterInfo, type ClusterName, type K8sEnv };
+
 export const CLUSTERS: readonly ClusterName[] = ['host', 'member1', 'member2'];
-
-export interface ClusterInfo {
-  name: ClusterName;
-  server: string;
-  port: number;
-  kubeconfig: string;
-  pidFile: string;
-  log: string;
-}
-
-export interface K8sEnv {
-  kubernetesVersion: string;
-  etcdVersion: string;
-  dir: string;
-  etcd: { url: string; pidFile: string };
-  clusters: ClusterInfo[];
-}
 
 export const envDir = () => path.resolve(process.env.KARMADA_LITE_ENV_DIR ?? '/tmp/karmada-lite-env');
 export const distDir = () => (process.env.KARMADA_LITE_DIST ? path.resolve(process.env.KARMADA_LITE_DIST) : path.join(repoRoot, 'dist'));
@@ -65,49 +47,9 @@ export function kubeConfigOf(env: K8sEnv, name: ClusterName): KubeConfig {
   return kc;
 }
 
-export async function ignoreConflict(p: Promise<unknown>): Promise<void> {
-  try {
-    await p;
-  } catch (e) {
-    if (!(e instanceof ApiError && e.code === 409)) throw e;
-  }
-}
 
-export async function getOrUndefined(c: RestClient, p: string): Promise<any> {
-  try {
-    return await c.request('GET', p);
-  } catch (e) {
-    if (e instanceof ApiError && e.code === 404) return undefined;
-    throw e;
-  }
-}
 
-export async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 30_000, everyMs = 200): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
 
-/** crds/*.yaml, idempotently, until each is Established (as test/integration/harness.ts installCrds). */
-export async function installCrds(host: RestClient): Promise<void> {
-  const dir = path.join(repoRoot, 'crds');
-  for (const f of readdirSync(dir).filter((n) => n.endsWith('.yaml'))) {
-    for (const doc of parseAllDocuments(readFileSync(path.join(dir, f), 'utf8'))) {
-      const crd = doc.toJS();
-      if (!crd) continue;
-      await ignoreConflict(host.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd }));
-      await waitFor(`CRD ${crd.metadata.name} established`, async () => {
-        const cur = await host.request('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`);
-        return cur.status?.conditions?.some((c: any) => c.type === 'Established' && c.status === 'True') ? true : undefined;
-      });
-    }
-  }
-  host.resetDiscovery();
-}
 
 /** A cluster-admin ServiceAccount on the member and a token for it (as harness.ts memberToken). */
 async function memberToken(member: RestClient): Promise<string> {

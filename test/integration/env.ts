@@ -1,7 +1,6 @@
 // Access to the real apiservers started by global-setup.ts, for integration tests.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   ApiException,
   ApiextensionsV1Api,
@@ -13,27 +12,10 @@ import {
   VersionApi,
 } from '@kubernetes/client-node';
 import { inject } from 'vitest';
+import { repoRoot, type ClusterInfo, type ClusterName, type K8sEnv } from './k8s-env.js';
 
-export type ClusterName = 'host' | 'member1' | 'member2';
-
-export interface ClusterInfo {
-  name: ClusterName;
-  server: string;
-  port: number;
-  kubeconfig: string;
-  etcdPrefix: string;
-  pidFile: string;
-  log: string;
-}
-
-/** The shape of env.json written by scripts/k8s/env.sh. */
-export interface K8sEnv {
-  kubernetesVersion: string;
-  etcdVersion: string;
-  dir: string;
-  etcd: { url: string; pidFile: string };
-  clusters: ClusterInfo[];
-}
+export type { ClusterInfo, ClusterName, K8sEnv } from './k8s-env.js';
+export { repoRoot, waitFor } from './k8s-env.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -41,7 +23,6 @@ declare module 'vitest' {
   }
 }
 
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** `../shared` beside the repo: read-only reference material and examples. */
 export const sharedDir = path.join(repoRoot, '..', 'shared');
 
@@ -123,18 +104,4 @@ export async function apiError(p: Promise<unknown>): Promise<{ code: number; sta
 
 export function isApiError(e: unknown, code: number): boolean {
   return e instanceof ApiException && e.code === code;
-}
-
-/**
- * Polls until `fn` returns a value other than undefined; fails after `timeoutMs`. An error thrown by `fn` ends
- * the wait at once: `fn` decides which failures are transient by returning undefined for them.
- */
-export async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs}ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }

@@ -1,12 +1,14 @@
 // Shared by the end-to-end suites: the real binary (dist/karmada-lite, or $KARMADA_LITE_DIST/karmada-lite)
 // started against the host apiserver, and helpers to reach the host and member apiservers.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import path from 'node:path';
-import { parseAllDocuments } from 'yaml';
-import { RestClient, ApiError } from '../../src/kube/rest.js';
+import { RestClient } from '../../src/kube/rest.js';
 import { cluster, kubeConfig, repoRoot, waitFor, type ClusterName } from './env.js';
+import { freePort, get, ignoreConflict, installCrds } from './k8s-env.js';
+
+export { freePort, get, ignoreConflict, installCrds };
 
 // A private output directory lets concurrent checkouts or sessions build without replacing each other's binary.
 export const distDir = process.env.KARMADA_LITE_DIST ? path.resolve(process.env.KARMADA_LITE_DIST) : path.join(repoRoot, 'dist');
@@ -26,42 +28,10 @@ export function ensureBinary(): void {
   if (r.status !== 0) throw new Error('node scripts/build.mjs failed');
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export const rest = (name: ClusterName) => new RestClient(kubeConfig(name));
 
-export async function ignoreConflict(p: Promise<unknown>): Promise<void> {
-  try {
-    await p;
-  } catch (e) {
-    if (!(e instanceof ApiError && e.code === 409)) throw e;
-  }
-}
 
-/** Installs crds/*.yaml, idempotently (other suites install them too), and waits until they are served. */
-export async function installCrds(host: RestClient): Promise<void> {
-  const dir = path.join(repoRoot, 'crds');
-  for (const f of readdirSync(dir).filter((n) => n.endsWith('.yaml'))) {
-    for (const doc of parseAllDocuments(readFileSync(path.join(dir, f), 'utf8'))) {
-      const crd = doc.toJS();
-      if (!crd) continue;
-      await ignoreConflict(host.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { body: crd }));
-      await waitFor(`CRD ${crd.metadata.name} established`, async () => {
-        const cur = await host.request('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`);
-        return cur.status?.conditions?.some((c: any) => c.type === 'Established' && c.status === 'True') ? true : undefined;
-      });
-    }
-  }
-}
 
 /** A cluster-admin ServiceAccount on the member and a token for it, from the TokenRequest API. */
 export async function memberToken(name: ClusterName): Promise<string> {
@@ -81,14 +51,6 @@ export async function memberToken(name: ClusterName): Promise<string> {
   return tr.status.token as string;
 }
 
-export async function get(c: RestClient, p: string): Promise<any> {
-  try {
-    return await c.request('GET', p);
-  } catch (e) {
-    if (e instanceof ApiError && e.code === 404) return undefined;
-    throw e;
-  }
-}
 
 export interface Proc {
   child: ChildProcess;
