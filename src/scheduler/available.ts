@@ -111,7 +111,12 @@ function parseResource(raw: unknown, usedRaw: unknown, pendingRaw: unknown): Par
   const a = simpleMilliValue(raw);
   const u = usedRaw === undefined || usedRaw === null ? 0 : simpleMilliValue(usedRaw);
   const p = pendingRaw === undefined || pendingRaw === null ? 0 : simpleMilliValue(pendingRaw);
-  if (a !== null && u !== null && p !== null) return new MilliResource(a - u - p);
+  if (a !== null && u !== null && p !== null) {
+    const m = a - u - p;
+    // Each term is a safe integer, but used + pending can push the difference past 2^53 (petabytes of memory
+    // in milli-bytes): then only the Quantity arithmetic below is exact.
+    if (Number.isSafeInteger(m)) return new MilliResource(m);
+  }
   let avail = q(raw);
   if (!avail) return null;
   const used = q(usedRaw);

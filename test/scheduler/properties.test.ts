@@ -363,3 +363,15 @@ describe('scheduler properties', () => {
     );
   });
 });
+
+describe('available resources beyond 2^53 milli-units', () => {
+  it('allocatable − allocated − allocating is exact when the fast milli path would lose precision', () => {
+    // Each value alone is a safe integer in milli-units; the difference, −9,099,999,999,999,999, is odd and
+    // beyond 2^53, so no double holds it.
+    const s = parseSummary({ allocatable: { memory: '0' }, allocated: { memory: '999999999999999m' }, allocating: { memory: '8100000000000' } } as never, null);
+    const r = s.resource('memory')!;
+    const exact = parseQuantity('0').sub(parseQuantity('999999999999999m')).sub(parseQuantity('8100000000000'));
+    expect(r.avail().toString()).toBe(exact.toString());
+    expect(BigInt(r.avail().milliValueBig())).toBe(-9_099_999_999_999_999n);
+  });
+});
