@@ -2,6 +2,8 @@
  * Matching rules shared by policy selection, override selection and override targeting: Kubernetes
  * label selectors, Karmada resource selectors with their implicit priority, and cluster affinity.
  */
+import { compileClusterAffinity, compileLabelSelector, labelsOf, type ClusterMatcher, type LabelMatcher, type Labels } from '../scheduler/selector.js';
+import type { ClusterAffinity as SchedulerClusterAffinity, LabelSelector as SchedulerLabelSelector } from '../scheduler/types.js';
 import type { KObject } from './object.js';
 
 export interface LabelSelector {
@@ -9,33 +11,28 @@ export interface LabelSelector {
   matchExpressions?: Array<{ key: string; operator: string; values?: string[] | null }> | null;
 }
 
-/** Kubernetes semantics; an invalid selector (unknown operator, bad values) matches nothing. */
+/**
+ * Kubernetes semantics (the scheduler's matcher, so that policies, overrides and scheduling agree); a
+ * selector Kubernetes would refuse to build (bad key, value or operator) matches nothing. Compiled once per
+ * selector object: selectors and labels come from stored objects, which are never changed in place.
+ */
 export function matchLabelSelector(labels: Record<string, string> | undefined, sel: LabelSelector | undefined | null): boolean {
   if (!sel) return true;
-  const l = labels ?? {};
-  for (const k in sel.matchLabels ?? {}) if (l[k] !== sel.matchLabels![k]) return false;
-  for (const e of sel.matchExpressions ?? []) {
-    const has = Object.prototype.hasOwnProperty.call(l, e.key);
-    const values = e.values ?? [];
-    switch (e.operator) {
-      case 'In':
-        if (!values.length || !has || !values.includes(l[e.key]!)) return false;
-        break;
-      case 'NotIn':
-        if (!values.length) return false;
-        if (has && values.includes(l[e.key]!)) return false;
-        break;
-      case 'Exists':
-        if (values.length || !has) return false;
-        break;
-      case 'DoesNotExist':
-        if (values.length || has) return false;
-        break;
-      default:
-        return false;
-    }
-  }
-  return true;
+  let m = compiledSelectors.get(sel);
+  if (!m) compiledSelectors.set(sel, (m = compileLabelSelector(sel as SchedulerLabelSelector)));
+  return m(labelMap(labels));
+}
+
+const compiledSelectors = new WeakMap<object, LabelMatcher>();
+const compiledAffinities = new WeakMap<object, ClusterMatcher>();
+const labelMaps = new WeakMap<object, Labels>();
+const NO_LABELS: Labels = new Map();
+
+function labelMap(labels: Record<string, string> | undefined): Labels {
+  if (!labels) return NO_LABELS;
+  let m = labelMaps.get(labels);
+  if (!m) labelMaps.set(labels, (m = labelsOf(labels)));
+  return m;
 }
 
 export interface ResourceSelector {
@@ -82,51 +79,14 @@ export interface ClusterAffinity {
   fieldSelector?: { matchExpressions?: Array<{ key: string; operator: string; values?: string[] | null }> | null } | null;
 }
 
-/** Karmada's ClusterMatches: exclude, then labels, then fields (provider/region/zone), then names. */
+/** Karmada's ClusterMatches (the scheduler's): exclude, then labels, then fields (provider/region/zone), then names. */
 export function clusterMatches(cluster: KObject, aff: ClusterAffinity | undefined | null): boolean {
   if (!aff) return true;
-  const name = cluster.metadata.name ?? '';
-  if (aff.exclude?.includes(name)) return false;
-  if (aff.labelSelector && !matchLabelSelector(cluster.metadata.labels, aff.labelSelector)) return false;
-  if (aff.fieldSelector && !matchFieldSelector(cluster, aff.fieldSelector)) return false;
-  if (aff.clusterNames?.length) return aff.clusterNames.includes(name);
-  return true;
-}
-
-function matchFieldSelector(cluster: KObject, fs: NonNullable<ClusterAffinity['fieldSelector']>): boolean {
-  const spec = (cluster.spec ?? {}) as { provider?: string; region?: string; zone?: string; zones?: string[] };
-  for (const e of fs.matchExpressions ?? []) {
-    let values: string[];
-    switch (e.key) {
-      case 'provider':
-        values = spec.provider ? [spec.provider] : [];
-        break;
-      case 'region':
-        values = spec.region ? [spec.region] : [];
-        break;
-      case 'zone':
-        values = spec.zones?.length ? spec.zones : spec.zone ? [spec.zone] : [];
-        break;
-      default:
-        return false;
-    }
-    const want = e.values ?? [];
-    switch (e.operator) {
-      case 'In':
-        if (!values.some((v) => want.includes(v))) return false;
-        break;
-      case 'NotIn':
-        if (values.some((v) => want.includes(v))) return false;
-        break;
-      case 'Exists':
-        if (!values.length) return false;
-        break;
-      case 'DoesNotExist':
-        if (values.length) return false;
-        break;
-      default:
-        return false;
-    }
-  }
-  return true;
+  let m = compiledAffinities.get(aff);
+  if (!m) compiledAffinities.set(aff, (m = compileClusterAffinity(aff as SchedulerClusterAffinity)));
+  const spec = (cluster.spec ?? {}) as { provider?: string; region?: string; zones?: string[] };
+  const fields = new Map<string, string>();
+  if (spec.provider) fields.set('provider', spec.provider);
+  if (spec.region) fields.set('region', spec.region);
+  return m({ name: cluster.metadata.name ?? '', labels: labelMap(cluster.metadata.labels), fields, zones: spec.zones ?? [] });
 }

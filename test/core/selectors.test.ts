@@ -50,3 +50,16 @@ describe('cluster affinity', () => {
     expect(clusterMatches(c, undefined)).toBe(true);
   });
 });
+
+describe('one matcher with the scheduler', () => {
+  it('a selector Kubernetes would refuse to build matches nothing, even labels that equal it', () => {
+    expect(matchLabelSelector({ 'bad key!': 'x' }, { matchLabels: { 'bad key!': 'x' } })).toBe(false);
+    expect(matchLabelSelector({ app: 'x' }, { matchExpressions: [{ key: 'app', operator: 'Exists', values: ['x'] }] })).toBe(false);
+    expect(matchLabelSelector({ app: 'x' }, { matchLabels: { app: 'x' } })).toBe(true);
+  });
+  it('fieldSelector zone expressions read spec.zones, as the scheduler does', () => {
+    const c = { apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name: 'm1' }, spec: { zones: ['z1', 'z2'], region: 'r1' } };
+    expect(clusterMatches(c, { fieldSelector: { matchExpressions: [{ key: 'zone', operator: 'In', values: ['z2'] }] } })).toBe(true);
+    expect(clusterMatches(c, { fieldSelector: { matchExpressions: [{ key: 'region', operator: 'NotIn', values: ['r1'] }] } })).toBe(false);
+  });
+});
