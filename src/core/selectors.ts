@@ -2,7 +2,7 @@
  * Matching rules shared by policy selection, override selection and override targeting: Kubernetes
  * label selectors, Karmada resource selectors with their implicit priority, and cluster affinity.
  */
-import { compileClusterAffinity, compileLabelSelector, labelsOf, type ClusterMatcher, type LabelMatcher, type Labels } from '../scheduler/selector.js';
+import { compileClusterAffinity, compileLabelSelector, labelsOf, type ClusterMatcher, type LabelMatcher, type Labels, type MatchableCluster } from '../scheduler/selector.js';
 import type { ClusterAffinity as SchedulerClusterAffinity, LabelSelector as SchedulerLabelSelector } from '../scheduler/types.js';
 import type { KObject } from './object.js';
 
@@ -84,9 +84,20 @@ export function clusterMatches(cluster: KObject, aff: ClusterAffinity | undefine
   if (!aff) return true;
   let m = compiledAffinities.get(aff);
   if (!m) compiledAffinities.set(aff, (m = compileClusterAffinity(aff as SchedulerClusterAffinity)));
+  return m(matchable(cluster));
+}
+
+const matchables = new WeakMap<object, MatchableCluster>();
+
+/** The view of a Cluster that ClusterMatches reads, built once per stored Cluster object. */
+function matchable(cluster: KObject): MatchableCluster {
+  let c = matchables.get(cluster);
+  if (c) return c;
   const spec = (cluster.spec ?? {}) as { provider?: string; region?: string; zones?: string[] };
   const fields = new Map<string, string>();
   if (spec.provider) fields.set('provider', spec.provider);
   if (spec.region) fields.set('region', spec.region);
-  return m({ name: cluster.metadata.name ?? '', labels: labelMap(cluster.metadata.labels), fields, zones: spec.zones ?? [] });
+  c = { name: cluster.metadata.name ?? '', labels: labelMap(cluster.metadata.labels), fields, zones: spec.zones ?? [] };
+  matchables.set(cluster, c);
+  return c;
 }

@@ -262,12 +262,7 @@ function selfCopy(v: object, ifEmpty: {} | [] | undefined): Json | undefined {
       r = normalizeRepair(val, p);
     } else {
       // An object with no members is an empty-object reference at its own path: it stays {}.
-      let members = false;
-      for (const _ in val) {
-        members = true;
-        break;
-      }
-      r = members ? selfCopy(val, undefined) : {};
+      r = hasMembers(val) ? selfCopy(val, undefined) : {};
     }
     if (r !== undefined) (out ??= {})[k] = r;
   }
