@@ -6,11 +6,24 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import { RestClient } from '../src/kube/rest.js';
-import { freePort, get as getOrUndefined, ignoreConflict, installCrds, repoRoot, waitFor, type ClusterInfo, type ClusterName, type K8sEnv } from '../test/integration/k8s-env.js';
+import {
+  clusterInfo,
+  freePort,
+  get as getOrUndefined,
+  ignoreConflict,
+  installCrds,
+  kubeConfigOf,
+  readEnv,
+  registerMembers,
+  repoRoot,
+  waitFor,
+  type ClusterInfo,
+  type ClusterName,
+  type K8sEnv,
+} from '../test/integration/k8s-env.js';
 
-export { freePort, getOrUndefined, ignoreConflict, installCrds, repoRoot, waitFor, type ClusterInfo, type ClusterName, type K8sEnv };
+export { clusterInfo, freePort, getOrUndefined, ignoreConflict, installCrds, kubeConfigOf, readEnv, registerMembers, repoRoot, waitFor, type ClusterInfo, type ClusterName, type K8sEnv };
 
 export const CLUSTERS: readonly ClusterName[] = ['host', 'member1', 'member2'];
 
@@ -28,64 +41,6 @@ export function envStart(): void {
 }
 export function envStop(): void {
   envSh('stop');
-}
-
-export function readEnv(): K8sEnv {
-  const file = process.env.KARMADA_LITE_ENV_JSON ?? path.join(envDir(), 'env.json');
-  return JSON.parse(readFileSync(file, 'utf8')) as K8sEnv;
-}
-
-export function clusterInfo(env: K8sEnv, name: ClusterName): ClusterInfo {
-  const c = env.clusters.find((x) => x.name === name);
-  if (!c) throw new Error(`no cluster ${name} in ${env.dir}/env.json`);
-  return c;
-}
-
-export function kubeConfigOf(env: K8sEnv, name: ClusterName): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromFile(clusterInfo(env, name).kubeconfig);
-  return kc;
-}
-
-
-
-
-
-/** A cluster-admin ServiceAccount on the member and a token for it (as harness.ts memberToken). */
-async function memberToken(member: RestClient): Promise<string> {
-  const sa = 'karmada-lite-e2e';
-  await ignoreConflict(member.request('POST', '/api/v1/namespaces/default/serviceaccounts', { body: { metadata: { name: sa } } }));
-  await ignoreConflict(
-    member.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
-      body: { metadata: { name: sa }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' }, subjects: [{ kind: 'ServiceAccount', name: sa, namespace: 'default' }] },
-    }),
-  );
-  const tr = await member.request('POST', `/api/v1/namespaces/default/serviceaccounts/${sa}/token`, { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 7200 } } });
-  return tr.status.token as string;
-}
-
-/**
- * Registers member1 and member2 as push-mode Cluster objects with ServiceAccount tokens (as harness.ts
- * registerMembers). Returns the Cluster names this call created (the others existed already).
- */
-export async function registerMembers(env: K8sEnv, host: RestClient): Promise<string[]> {
-  const created: string[] = [];
-  for (const ns of ['karmada-cluster', 'karmada-system']) await ignoreConflict(host.request('POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } }));
-  for (const m of ['member1', 'member2'] as const) {
-    const token = await memberToken(new RestClient(kubeConfigOf(env, m)));
-    const ca = kubeConfigOf(env, m).getCurrentCluster()!.caData!;
-    const data = { token: Buffer.from(token).toString('base64'), caBundle: ca };
-    const cur = await getOrUndefined(host, `/api/v1/namespaces/karmada-cluster/secrets/${m}`);
-    if (cur) await host.request('PUT', `/api/v1/namespaces/karmada-cluster/secrets/${m}`, { body: { ...cur, data } });
-    else await host.request('POST', '/api/v1/namespaces/karmada-cluster/secrets', { body: { metadata: { name: m, namespace: 'karmada-cluster' }, data } });
-    if (!(await getOrUndefined(host, `/apis/cluster.karmada.io/v1alpha1/clusters/${m}`))) {
-      await host.request('POST', '/apis/cluster.karmada.io/v1alpha1/clusters', {
-        body: { apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name: m }, spec: { apiEndpoint: clusterInfo(env, m).server, syncMode: 'Push', secretRef: { namespace: 'karmada-cluster', name: m } } },
-      });
-      created.push(m);
-    }
-  }
-  return created;
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import { parseAllDocuments } from 'yaml';
 import { ApiError } from '../../src/kube/rest.js';
 import { makePki } from '../webhook/certs.js';
 import { cluster, repoRoot, waitFor } from './env.js';
-import { binary, MemberProxy, ensureBinary, freePort, get, ignoreConflict, installCrds, registerMembers, rest, startController, stopController, type Proc } from './harness.js';
+import { binary, freePort, get, ignoreConflict, MemberProxy, prepareHost, rest, startController, stopController, type Proc } from './harness.js';
 
 const NS = `cluster-e2e-${Date.now().toString(36)}`;
 const CLUSTERS = '/apis/cluster.karmada.io/v1alpha1/clusters';
@@ -42,11 +42,7 @@ describe('karmada-lite controller: cluster failover and --with-webhook', () => {
   let proxy: MemberProxy | undefined;
 
   beforeAll(async () => {
-    ensureBinary();
-    await installCrds(host);
-    host.resetDiscovery();
-    await ignoreConflict(host.request('POST', '/api/v1/namespaces', { body: { metadata: { name: NS } } }));
-    await registerMembers(host);
+    await prepareHost(host, NS);
     pki.issue(certFile, keyFile, 'karmada-lite-webhook');
     webhookPort = await freePort();
     ctrl = await startController([

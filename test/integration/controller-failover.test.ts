@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, type RestClient } from '../../src/kube/rest.js';
 import { waitFor, type ClusterName } from './env.js';
-import { diagnose, ensureBinary, get, removeDeployments, ignoreConflict, installCrds, registerMembers, rest, startController, stopController, type Proc } from './harness.js';
+import { diagnose, get, prepareHost, removeDeployments, rest, startController, stopController, type Proc } from './harness.js';
 
 const NS = `failover-e2e-${Date.now().toString(36)}`;
 const TOLERATION = 5;
@@ -185,11 +185,7 @@ describe('application failover end to end', () => {
   });
 
   beforeAll(async () => {
-    ensureBinary();
-    await installCrds(host);
-    host.resetDiscovery();
-    await ignoreConflict(host.request('POST', '/api/v1/namespaces', { body: { metadata: { name: NS } } }));
-    await registerMembers(host);
+    await prepareHost(host, NS);
     ctrl = await startController(ctrlArgs);
     for (const m of ['member1', 'member2']) {
       await waitFor(`${m} Ready`, async () => {

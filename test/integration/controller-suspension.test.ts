@@ -2,7 +2,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, type RestClient } from '../../src/kube/rest.js';
 import { waitFor, type ClusterName } from './env.js';
-import { diagnose, ensureBinary, get, removeDeployments, ignoreConflict, installCrds, registerMembers, rest, startController, stopController, type Proc } from './harness.js';
+import { diagnose, get, prepareHost, removeDeployments, rest, startController, stopController, type Proc } from './harness.js';
 
 const NS = `suspension-e2e-${Date.now().toString(36)}`;
 const MEMBERS = ['member1', 'member2'] as const;
@@ -86,11 +86,7 @@ describe('dispatch suspension end to end', () => {
   let ctrl: Proc | undefined;
 
   beforeAll(async () => {
-    ensureBinary();
-    await installCrds(host);
-    host.resetDiscovery();
-    await ignoreConflict(host.request('POST', '/api/v1/namespaces', { body: { metadata: { name: NS } } }));
-    await registerMembers(host);
+    await prepareHost(host, NS);
     ctrl = await startController();
   });
 

@@ -8,7 +8,7 @@ import { ControlPlane } from '../../src/store/control-plane.js';
 import type { KObject } from '../../src/core/object.js';
 import { RB, WORK } from '../../src/core/kinds.js';
 import { cluster, kubeConfig, repoRoot, waitFor, type ClusterName } from './env.js';
-import { ensureBinary, MemberProxy, freePort, get, ignoreConflict, installCrds, registerMembers, rest, startController, stopController, type Proc } from './harness.js';
+import { freePort, get, ignoreConflict, MemberProxy, prepareHost, rest, startController, stopController, type Proc } from './harness.js';
 
 const NS = `ctrl-e2e-${Date.now().toString(36)}`;
 
@@ -38,11 +38,7 @@ describe('karmada-lite controller end to end', () => {
   let ctrl: Proc | undefined;
 
   beforeAll(async () => {
-    ensureBinary();
-    await installCrds(host);
-    host.resetDiscovery();
-    for (const ns of [NS]) await ignoreConflict(host.request('POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } }));
-    await registerMembers(host);
+    await prepareHost(host, NS);
     ctrl = await startController();
   });
 

@@ -1,5 +1,4 @@
 // Access to the real apiservers started by global-setup.ts, for integration tests.
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   ApiException,
@@ -12,7 +11,7 @@ import {
   VersionApi,
 } from '@kubernetes/client-node';
 import { inject } from 'vitest';
-import { repoRoot, type ClusterInfo, type ClusterName, type K8sEnv } from './k8s-env.js';
+import { clusterInfo, kubeConfigOf, readEnv, repoRoot, type ClusterInfo, type ClusterName, type K8sEnv } from './k8s-env.js';
 
 export type { ClusterInfo, ClusterName, K8sEnv } from './k8s-env.js';
 export { repoRoot, waitFor } from './k8s-env.js';
@@ -30,21 +29,11 @@ export function k8sEnv(): K8sEnv {
   const provided = inject('k8sEnv');
   if (provided) return provided;
   // fallback for code run outside the integration project's globalSetup
-  const file = process.env.KARMADA_LITE_ENV_JSON ?? path.join(process.env.KARMADA_LITE_ENV_DIR ?? '/tmp/karmada-lite-env', 'env.json');
-  return JSON.parse(readFileSync(file, 'utf8')) as K8sEnv;
+  return readEnv();
 }
 
-export function cluster(name: ClusterName): ClusterInfo {
-  const c = k8sEnv().clusters.find((x) => x.name === name);
-  if (!c) throw new Error(`no cluster ${name} in the test environment`);
-  return c;
-}
-
-export function kubeConfig(name: ClusterName): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromFile(cluster(name).kubeconfig);
-  return kc;
-}
+export const cluster = (name: ClusterName): ClusterInfo => clusterInfo(k8sEnv(), name);
+export const kubeConfig = (name: ClusterName): KubeConfig => kubeConfigOf(k8sEnv(), name);
 
 export interface Clients {
   kc: KubeConfig;

@@ -5,8 +5,8 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import path from 'node:path';
 import { RestClient } from '../../src/kube/rest.js';
-import { cluster, kubeConfig, repoRoot, waitFor, type ClusterName } from './env.js';
-import { freePort, get, ignoreConflict, installCrds } from './k8s-env.js';
+import { cluster, k8sEnv, kubeConfig, repoRoot, waitFor, type ClusterName } from './env.js';
+import { freePort, get, ignoreConflict, installCrds, registerMembers as registerEnvMembers } from './k8s-env.js';
 
 export { freePort, get, ignoreConflict, installCrds };
 
@@ -28,29 +28,7 @@ export function ensureBinary(): void {
   if (r.status !== 0) throw new Error('node scripts/build.mjs failed');
 }
 
-
 export const rest = (name: ClusterName) => new RestClient(kubeConfig(name));
-
-
-
-/** A cluster-admin ServiceAccount on the member and a token for it, from the TokenRequest API. */
-export async function memberToken(name: ClusterName): Promise<string> {
-  const m = rest(name);
-  const sa = 'karmada-lite-e2e';
-  await ignoreConflict(m.request('POST', '/api/v1/namespaces/default/serviceaccounts', { body: { metadata: { name: sa } } }));
-  await ignoreConflict(
-    m.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
-      body: {
-        metadata: { name: sa },
-        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
-        subjects: [{ kind: 'ServiceAccount', name: sa, namespace: 'default' }],
-      },
-    }),
-  );
-  const tr = await m.request('POST', `/api/v1/namespaces/default/serviceaccounts/${sa}/token`, { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } } });
-  return tr.status.token as string;
-}
-
 
 export interface Proc {
   child: ChildProcess;
@@ -93,21 +71,17 @@ export function stopController(p: Proc | undefined): Promise<number | null> {
 }
 
 /** Registers member1 and member2 as push-mode Cluster objects with ServiceAccount tokens (idempotent). */
-export async function registerMembers(host: RestClient): Promise<void> {
-  for (const ns of ['karmada-cluster', 'karmada-system']) await ignoreConflict(host.request('POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } }));
-  for (const m of ['member1', 'member2'] as const) {
-    const token = await memberToken(m);
-    const ca = kubeConfig(m).getCurrentCluster()!.caData!;
-    const secret = { metadata: { name: m, namespace: 'karmada-cluster' }, data: { token: Buffer.from(token).toString('base64'), caBundle: ca } };
-    await ignoreConflict(host.request('POST', '/api/v1/namespaces/karmada-cluster/secrets', { body: secret }));
-    const cur = await get(host, `/api/v1/namespaces/karmada-cluster/secrets/${m}`);
-    await host.request('PUT', `/api/v1/namespaces/karmada-cluster/secrets/${m}`, { body: { ...cur, data: secret.data } });
-    await ignoreConflict(
-      host.request('POST', '/apis/cluster.karmada.io/v1alpha1/clusters', {
-        body: { apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name: m }, spec: { apiEndpoint: cluster(m).server, syncMode: 'Push', secretRef: { namespace: 'karmada-cluster', name: m } } },
-      }),
-    );
-  }
+export const registerMembers = (host: RestClient) => registerEnvMembers(k8sEnv(), host);
+
+/**
+ * What every controller suite needs before it starts a controller: the binary, the CRDs, the suite's
+ * namespace and the two members registered.
+ */
+export async function prepareHost(host: RestClient, ns: string): Promise<void> {
+  ensureBinary();
+  await installCrds(host);
+  await ignoreConflict(host.request('POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } }));
+  await registerMembers(host);
 }
 
 /** After a failure: is the replica alive, and what do its queues and reconcile counters say. */

@@ -5,7 +5,8 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
-import { ApiError, type RestClient } from '../../src/kube/rest.js';
+import { KubeConfig } from '@kubernetes/client-node';
+import { ApiError, RestClient } from '../../src/kube/rest.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -28,6 +29,24 @@ export interface K8sEnv {
   dir: string;
   etcd: { url: string; pidFile: string };
   clusters: ClusterInfo[];
+}
+
+/** env.json of the environment in $KARMADA_LITE_ENV_DIR (or the file $KARMADA_LITE_ENV_JSON names). */
+export function readEnv(): K8sEnv {
+  const file = process.env.KARMADA_LITE_ENV_JSON ?? path.join(path.resolve(process.env.KARMADA_LITE_ENV_DIR ?? '/tmp/karmada-lite-env'), 'env.json');
+  return JSON.parse(readFileSync(file, 'utf8')) as K8sEnv;
+}
+
+export function clusterInfo(env: K8sEnv, name: ClusterName): ClusterInfo {
+  const c = env.clusters.find((x) => x.name === name);
+  if (!c) throw new Error(`no cluster ${name} in ${env.dir}/env.json`);
+  return c;
+}
+
+export function kubeConfigOf(env: K8sEnv, name: ClusterName): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromFile(clusterInfo(env, name).kubeconfig);
+  return kc;
 }
 
 /**
@@ -88,4 +107,41 @@ export async function installCrds(host: RestClient): Promise<void> {
     }
   }
   host.resetDiscovery();
+}
+
+/** A cluster-admin ServiceAccount on a member and a token for it, from the TokenRequest API. */
+async function memberToken(member: RestClient): Promise<string> {
+  const sa = 'karmada-lite-e2e';
+  await ignoreConflict(member.request('POST', '/api/v1/namespaces/default/serviceaccounts', { body: { metadata: { name: sa } } }));
+  await ignoreConflict(
+    member.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+      body: { metadata: { name: sa }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' }, subjects: [{ kind: 'ServiceAccount', name: sa, namespace: 'default' }] },
+    }),
+  );
+  // Two hours: longer than a full benchmark run.
+  const tr = await member.request('POST', `/api/v1/namespaces/default/serviceaccounts/${sa}/token`, { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 7200 } } });
+  return tr.status.token as string;
+}
+
+/**
+ * Registers member1 and member2 as push-mode Cluster objects whose Secrets hold a fresh ServiceAccount
+ * token and the CA (idempotent). Returns the Cluster names this call created (the others existed already).
+ */
+export async function registerMembers(env: K8sEnv, host: RestClient): Promise<string[]> {
+  const created: string[] = [];
+  for (const ns of ['karmada-cluster', 'karmada-system']) await ignoreConflict(host.request('POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } }));
+  for (const m of ['member1', 'member2'] as const) {
+    const kc = kubeConfigOf(env, m);
+    const data = { token: Buffer.from(await memberToken(new RestClient(kc))).toString('base64'), caBundle: kc.getCurrentCluster()!.caData! };
+    const cur = await get(host, `/api/v1/namespaces/karmada-cluster/secrets/${m}`);
+    if (cur) await host.request('PUT', `/api/v1/namespaces/karmada-cluster/secrets/${m}`, { body: { ...cur, data } });
+    else await host.request('POST', '/api/v1/namespaces/karmada-cluster/secrets', { body: { metadata: { name: m, namespace: 'karmada-cluster' }, data } });
+    if (!(await get(host, `/apis/cluster.karmada.io/v1alpha1/clusters/${m}`))) {
+      await host.request('POST', '/apis/cluster.karmada.io/v1alpha1/clusters', {
+        body: { apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name: m }, spec: { apiEndpoint: clusterInfo(env, m).server, syncMode: 'Push', secretRef: { namespace: 'karmada-cluster', name: m } } },
+      });
+      created.push(m);
+    }
+  }
+  return created;
 }
