@@ -26,7 +26,7 @@ import { EVICTION, reconcileGracefulEviction } from './eviction.js';
 import { EXECUTION, reconcileWork } from './execution.js';
 import { FAILOVER, reconcileApplicationFailover } from './failover.js';
 import { CLUSTER, COP, CPP, CRB, is, isBinding, isIgnoredNamespace, isPolicy, isTemplateType, OP, PP, RB, WORK } from './kinds.js';
-import { deepEqual, deepEqualExcept, findCondition, refKey, refOf, type Condition, type KObject } from './object.js';
+import { deepEqual, deepEqualExcept, findCondition, flat, refKey, refOf, type Condition, type KObject } from './object.js';
 import { POLICY, reconcilePolicy } from './policy.js';
 import type { ControllerSpec, ObjectChange, ObjectReader } from './ports.js';
 import { SCHEDULER, reconcileSchedule } from './scheduling.js';
@@ -34,7 +34,7 @@ import { BINDING_STATUS, reconcileBindingStatus, reconcileWorkStatus, WORK_STATU
 import { clusterFailoverEnabled, reconcileTaintManager, TAINT_MANAGER } from './taint-manager.js';
 import { taintsOf } from './taint.js';
 
-const key = (o: KObject) => `${o.apiVersion}|${o.kind}|${o.metadata.namespace ?? ''}|${o.metadata.name}`;
+const key = (o: KObject) => flat(`${o.apiVersion}|${o.kind}|${o.metadata.namespace ?? ''}|${o.metadata.name}`);
 
 function generationChanged(c: ObjectChange): boolean {
   return c.type === 'ADDED' || (c.type === 'MODIFIED' && c.old?.metadata.generation !== c.object.metadata.generation);

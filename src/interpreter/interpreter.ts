@@ -7,6 +7,8 @@ import { LuaSandbox } from '../lua/sandbox.js';
 import { builtinCustomizations } from './builtin.js';
 import { mergeDependencies, verifyDependencies } from './dependencies.js';
 import {
+  itemsForLua,
+  luaAggregatedStatus,
   luaAggregateStatus,
   luaGetComponents,
   luaGetDependencies,
@@ -16,8 +18,9 @@ import {
   luaRetain,
   luaReviseReplica,
 } from './lua-operations.js';
+import { copyJson, OperationMemo, type MemoStats } from './memo.js';
 import { NativeInterpreter } from './native.js';
-import { mergeCustomizations, type TargetScripts } from './ric.js';
+import { mergeCustomizations, type ScriptEntry, type TargetScripts } from './ric.js';
 import {
   gvkKey,
   gvkOf,
@@ -48,6 +51,12 @@ export interface InterpreterOptions {
   /** Share a sandbox between interpreters (it is not re-entrant; calls are synchronous). */
   sandbox?: LuaSandbox;
   nowMs?: () => number;
+  /**
+   * Remember the results of InterpretReplica, InterpretStatus and InterpretHealth scripts by the fields
+   * they read (memo.ts), for the controllers that ask them about every member object. Off for the
+   * interpret command, whose users want to see every run.
+   */
+  memoize?: boolean;
 }
 
 export interface Interpreter {
@@ -63,7 +72,15 @@ export interface Interpreter {
   reviseReplica(obj: KubeObject, replicas: number): KubeObject;
   reflectStatus(obj: KubeObject): unknown;
   aggregateStatus(obj: KubeObject, items: AggregatedStatusItem[] | null | undefined): KubeObject;
+  /**
+   * AggregateStatus as a controller uses it: only the `.status` of the result (undefined when it has
+   * none), which is all it writes. A Lua script's result is encoded no further than its status, so an
+   * encoding error elsewhere in the returned object goes unnoticed here.
+   */
+  aggregatedStatus(obj: KubeObject, items: AggregatedStatusItem[] | null | undefined): unknown;
   interpretHealth(obj: KubeObject): boolean;
+  /** Hits and misses of the memos, per operation (all zero when memoize is off). */
+  memoStats(): Record<MemoizedOperation, MemoStats>;
   /** Tri-state health: no hook -> Healthy, an interpreter error -> Unknown. */
   health(obj: KubeObject): Health;
   getDependencies(obj: KubeObject): DependentObjectReference[];
@@ -82,6 +99,10 @@ export interface Interpreter {
 }
 
 const NOT_ENABLED = 'rule is not enabled';
+
+type MemoizedOperation = 'InterpretReplica' | 'InterpretStatus' | 'InterpretHealth' | 'AggregateStatus';
+const MEMOIZED: readonly MemoizedOperation[] = ['InterpretReplica', 'InterpretStatus', 'InterpretHealth', 'AggregateStatus'];
+const identity = <T>(v: T): T => v;
 
 export function createInterpreter(opts: InterpreterOptions = {}): Interpreter {
   const sandbox = opts.sandbox ?? new LuaSandbox({ budgetMs: opts.budgetMs, memoryLimitBytes: opts.memoryLimitBytes, nowMs: opts.nowMs });
@@ -135,6 +156,23 @@ export function createInterpreter(opts: InterpreterOptions = {}): Interpreter {
     return native;
   };
 
+  // One memo per script and operation: a script replaced by a RIC update starts with an empty one.
+  const memos = new WeakMap<ScriptEntry, OperationMemo<unknown>>();
+  const totals = Object.fromEntries(MEMOIZED.map((op) => [op, { hits: 0, misses: 0, unremembered: 0, results: 0 }])) as Record<MemoizedOperation, MemoStats>;
+  const memoized = <A, T>(op: MemoizedOperation, entry: ScriptEntry, obj: A, run: (sb: LuaSandbox, e: ScriptEntry, o: A) => T): T => {
+    if (!opts.memoize) return run(sandbox, entry, obj);
+    let memo = memos.get(entry) as OperationMemo<T> | undefined;
+    if (!memo) {
+      memo = new OperationMemo<T>(op === 'InterpretHealth' ? identity : copyJson, { stats: totals[op] });
+      memos.set(entry, memo as OperationMemo<unknown>);
+    }
+    return memo.call(obj, (arg) => {
+      const before = sandbox.impureCalls;
+      const value = run(sandbox, entry, arg as A);
+      return { value, pure: sandbox.impureCalls === before };
+    });
+  };
+
   const enabled = (obj: KubeObject, op: Operation) => interp.hookEnabled(gvkOf(obj), op);
   const interp: Interpreter = {
     sandbox,
@@ -151,6 +189,7 @@ export function createInterpreter(opts: InterpreterOptions = {}): Interpreter {
       resolved = new Map();
     },
     layerFor,
+    memoStats: () => totals,
     hookEnabled: (gvk, op) => layerFor(gvk, op) !== null,
     retain(desired, observed) {
       const { gvk, scripts } = resolve(desired, 'Retain');
@@ -159,7 +198,7 @@ export function createInterpreter(opts: InterpreterOptions = {}): Interpreter {
     },
     getReplicas(obj) {
       const { gvk, scripts } = resolve(obj, 'InterpretReplica');
-      if (scripts) return luaGetReplicas(sandbox, script(scripts, 'InterpretReplica'), obj);
+      if (scripts) return memoized('InterpretReplica', script(scripts, 'InterpretReplica'), obj, luaGetReplicas);
       return nativeOrFail('InterpretReplica').getReplicas(gvk, obj);
     },
     getComponents(obj) {
@@ -174,7 +213,7 @@ export function createInterpreter(opts: InterpreterOptions = {}): Interpreter {
     },
     reflectStatus(obj) {
       const { gvk, scripts } = resolve(obj, 'InterpretStatus');
-      if (scripts) return luaReflectStatus(sandbox, script(scripts, 'InterpretStatus'), obj);
+      if (scripts) return memoized('InterpretStatus', script(scripts, 'InterpretStatus'), obj, luaReflectStatus);
       return nativeOrFail('InterpretStatus').reflectStatus(gvk, obj);
     },
     aggregateStatus(obj, items) {
@@ -182,9 +221,16 @@ export function createInterpreter(opts: InterpreterOptions = {}): Interpreter {
       if (scripts) return luaAggregateStatus(sandbox, script(scripts, 'AggregateStatus'), obj, items);
       return nativeOrFail('AggregateStatus').aggregateStatus(gvk, obj, items);
     },
+    aggregatedStatus(obj, items) {
+      const { gvk, scripts } = resolve(obj, 'AggregateStatus');
+      if (!scripts) return nativeOrFail('AggregateStatus').aggregateStatus(gvk, obj, items).status;
+      // Both arguments in one object, so that the memo sees the reads of either.
+      const args = { obj, items: itemsForLua(items) };
+      return memoized('AggregateStatus', script(scripts, 'AggregateStatus'), args, (sb, e, a) => luaAggregatedStatus(sb, e, a.obj, a.items));
+    },
     interpretHealth(obj) {
       const { gvk, scripts } = resolve(obj, 'InterpretHealth');
-      if (scripts) return luaInterpretHealth(sandbox, script(scripts, 'InterpretHealth'), obj);
+      if (scripts) return memoized('InterpretHealth', script(scripts, 'InterpretHealth'), obj, luaInterpretHealth);
       return nativeOrFail('InterpretHealth').interpretHealth(gvk, obj);
     },
     health(obj) {

@@ -3,7 +3,7 @@
  * declarative interpreter (spec §1, luavm/lua.go), and the conversion of results (spec §4).
  */
 import { EncodeError, fillNulls, goJson, luaToJs, pushJs, type JsonValue } from '../lua/convert.js';
-import { rootPos } from '../lua/repair.js';
+import { rootPos, step } from '../lua/repair.js';
 import type { ScriptEntry, TypedOutput } from './ric.js';
 import * as fengariModule from '../lua/fengari.js';
 import { type LuaState } from '../lua/fengari.js';
@@ -23,6 +23,7 @@ import {
 // Copied once: the TS loader turns every read of an imported binding into a getter call.
 const lua: typeof fengariModule.lua = fengariModule.lua;
 const to_jsstring: typeof fengariModule.to_jsstring = fengariModule.to_jsstring;
+const to_luastring: typeof fengariModule.to_luastring = fengariModule.to_luastring;
 
 /** gopher-lua's LValueType numbering, which Karmada prints with %#v in `result type N is not ...`. */
 function gopherTypeCode(L: LuaState, idx: number): number {
@@ -109,7 +110,7 @@ export function luaReviseReplica(sb: LuaSandbox, entry: ScriptEntry, obj: KubeOb
 }
 
 /** Go's item JSON: `applied` omitted when false, `appliedMessage`/`health` omitted when empty. */
-function itemsForLua(items: AggregatedStatusItem[] | null | undefined): unknown {
+export function itemsForLua(items: AggregatedStatusItem[] | null | undefined): unknown {
   if (items === null || items === undefined) return null;
   const list: Record<string, unknown>[] = [];
   for (const it of items) {
@@ -125,6 +126,44 @@ function itemsForLua(items: AggregatedStatusItem[] | null | undefined): unknown 
 
 export function luaAggregateStatus(sb: LuaSandbox, entry: ScriptEntry, obj: KubeObject, items: AggregatedStatusItem[] | null | undefined): KubeObject {
   return run(sb, entry, 'AggregateStatus', [obj, itemsForLua(items)], 1, objectResult);
+}
+
+const STATUS = to_luastring('status');
+const KIND = to_luastring('kind');
+
+/**
+ * The `.status` of what AggregateStatus returns, encoded alone: all a controller writes (it updates the
+ * template's status subresource), without encoding the rest of the template. A result that is not an
+ * object with a kind, or whose status does not encode, goes through the whole-object path for the
+ * exact error.
+ */
+function statusOfResult(L: LuaState, n: number, c: Call): JsonValue | undefined {
+  const whole = () => objectResult(L, n, c).status as JsonValue | undefined;
+  if (lua.lua_type(L, 1) !== lua.LUA_TTABLE) return whole();
+  lua.lua_getfield(L, 1, KIND);
+  const kindOk = lua.lua_type(L, -1) === lua.LUA_TSTRING && lua.lua_rawlen(L, -1) > 0;
+  lua.lua_pop(L, 1);
+  if (!kindOk) return whole();
+  lua.lua_getfield(L, 1, STATUS);
+  const t = lua.lua_type(L, -1);
+  try {
+    if (t === lua.LUA_TNIL) return undefined;
+    const pos = step(rootPos(c.refs, c.entry.typed?.emptyObjects), 'status');
+    const value = luaToJs(L, -1, { tick: c.sb.deadlineCheck, repair: { pos, structTarget: false }, member: true });
+    if (value === undefined || !c.entry.typed?.nulls) return value;
+    // fillNulls works on whole results: give it one holding only the status.
+    return (fillNulls({ status: value }, c.entry.typed.nulls) as { status: JsonValue }).status;
+  } catch (e) {
+    if (!(e instanceof EncodeError)) throw e;
+  } finally {
+    lua.lua_settop(L, n);
+  }
+  return whole();
+}
+
+/** AggregateStatus for a controller: the new `.status` only (undefined when the result has none); `items` from itemsForLua. */
+export function luaAggregatedStatus(sb: LuaSandbox, entry: ScriptEntry, obj: KubeObject, items: unknown): unknown {
+  return run(sb, entry, 'AggregateStatus', [obj, items], 1, statusOfResult);
 }
 
 function reflectedStatus(L: LuaState, _n: number, c: Call): unknown {

@@ -25,6 +25,11 @@ export interface TreeOptions {
   log: (line: string) => void;
   /** Show passing cases too (default true). */
   verbose?: boolean;
+  /**
+   * Run with the controllers' result memo (interpreter.ts `memoize`), each case twice: the first run
+   * fills the memo, the second must pass from it. How the memo is checked against every fixture.
+   */
+  memoize?: boolean;
 }
 
 /** Directories below `root` (or root itself) that contain a `testdata` directory. */
@@ -57,6 +62,7 @@ export function runTestTree(root: string, opts: TreeOptions): TreeResult {
       builtin: !userMode,
       native: !userMode,
       sandbox,
+      memoize: opts.memoize,
     });
     const layoutProblem = userMode ? checkLayout(rel, rics.map(targetOf)) : null;
     if (layoutProblem) {
@@ -73,7 +79,8 @@ export function runTestTree(root: string, opts: TreeOptions): TreeResult {
         const opName = parseOperation(String(tc.operation ?? '')) ?? String(tc.operation ?? '');
         for (const label of labels) {
           const title = `${rel} [${label}/${opName}]: ${tc.name ?? `${f}[${doc.index}]`}`;
-          const r = runTestCase(interp, tc);
+          let r = runTestCase(interp, tc);
+          if (r.ok && opts.memoize) r = runTestCase(interp, tc);
           if (r.ok) {
             passed++;
             if (verbose) log(`PASS ${title}`);

@@ -134,7 +134,7 @@ export class Controller {
     });
     this.store = store;
     await store.start();
-    const real = createInterpreter({ nowMs: Date.now, builtin: true });
+    const real = createInterpreter({ nowMs: Date.now, builtin: true, memoize: true });
     const port = this.instrument(interpreterPort(real));
     let ricSignature = '';
     const sched = realScheduler();

@@ -333,13 +333,20 @@ export interface EncodeOptions {
    * `structTarget` makes a wholly empty result `{}` (else `[]`).
    */
   repair?: { pos: Pos; structTarget: boolean };
+  /**
+   * Encode the value as a member of an object at `repair.pos` (not as a whole result): an empty table
+   * is repaired by its position alone, and undefined means the repair deletes it.
+   */
+  member?: boolean;
 }
 
 /**
  * Encodes the Lua value at `idx`; throws EncodeError with gopher-json's message on failure. Without
  * `repair`, every empty table is `[]`; with it, the result is already repaired.
  */
-export function luaToJs(L: LuaState, idx: number, opts: EncodeOptions = {}): JsonValue {
+export function luaToJs(L: LuaState, idx: number, opts: EncodeOptions & { member: true }): JsonValue | undefined;
+export function luaToJs(L: LuaState, idx: number, opts?: EncodeOptions): JsonValue;
+export function luaToJs(L: LuaState, idx: number, opts: EncodeOptions = {}): JsonValue | undefined {
   const abs = idx > 0 ? idx : lua.lua_gettop(L) + idx + 1;
   const visited = new Set<object>();
   let count = 0;
@@ -347,6 +354,7 @@ export function luaToJs(L: LuaState, idx: number, opts: EncodeOptions = {}): Jso
   const repair = opts.repair;
   try {
     if (lua.lua_type(L, abs) === lua.LUA_TTABLE) {
+      if (opts.member) return encodeTable(L, abs, 0, repair ? repair.pos : NOWHERE, false);
       const r = encodeTable(L, abs, 0, repair ? repair.pos : NOWHERE, true);
       if (r === undefined || (Array.isArray(r) && r.length === 0 && repair)) return repair?.structTarget ? {} : [];
       return r;

@@ -126,6 +126,11 @@ export class LuaSandbox {
   private readonly print: (line: string) => void;
   private readonly nowMs: () => number;
   private readonly acc: StateAccounting;
+  /**
+   * Library calls so far that saw more than the script's arguments (clock, random numbers, table
+   * addresses, print): a call during which this did not move is a pure function of what it read.
+   */
+  impureCalls = 0;
 
   constructor(opts: SandboxOptions = {}) {
     installPatches();
@@ -147,8 +152,17 @@ export class LuaSandbox {
         if (this.acc.stringBytes > this.memoryLimitBytes) this.abort(L, 'memory', `script built more than ${this.memoryLimitBytes} bytes of strings`);
         this.tick(L);
       },
-      print: (line) => this.print(line),
-      nowMs: () => this.nowMs(),
+      print: (line) => {
+        this.impureCalls++;
+        this.print(line);
+      },
+      nowMs: () => {
+        this.impureCalls++;
+        return this.nowMs();
+      },
+      impure: () => {
+        this.impureCalls++;
+      },
     });
     this.acc = {
       stringBytes: 0,

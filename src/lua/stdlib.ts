@@ -38,6 +38,11 @@ export interface Host {
   aborted(): boolean;
   print(line: string): void;
   nowMs(): number;
+  /**
+   * The call saw something besides its arguments (a random number, a table's address), so its result
+   * must not be remembered (src/interpreter/memo.ts). print and nowMs count as such by themselves.
+   */
+  impure(): void;
 }
 
 export const MAX_STRING_ARG = 1_000_000;
@@ -265,7 +270,10 @@ export function openLibraries(L: LuaState, host: Host): Libraries {
       checkAny(L, 1, 'tostring');
       const t = lua.lua_type(L, 1);
       if (t === lua.LUA_TNUMBER) pushString(L, formatLuaNumber(lua.lua_tonumber(L, 1)));
-      else lauxlib.luaL_tolstring(L, 1);
+      else {
+        if (t !== lua.LUA_TSTRING && t !== lua.LUA_TBOOLEAN && t !== lua.LUA_TNIL) host.impure();
+        lauxlib.luaL_tolstring(L, 1);
+      }
       return 1;
     },
   }, B);
@@ -451,6 +459,7 @@ export function openLibraries(L: LuaState, host: Host): Libraries {
       case lua.LUA_TNIL:
         return { t: 'nil' };
       default: {
+        host.impure();
         lauxlib.luaL_tolstring(L, i);
         const s = toJsString(L, -1);
         lua.lua_pop(L, 1);
@@ -607,6 +616,7 @@ export function openLibraries(L: LuaState, host: Host): Libraries {
     },
     rad: num('rad', (x) => (x * Math.PI) / 180),
     random: (L) => {
+      host.impure();
       const n = lua.lua_gettop(L);
       if (n === 0) lua.lua_pushnumber(L, Math.random());
       else if (n === 1) {

@@ -3,6 +3,7 @@
  * processed is not handed out again until done() (re-adds while processing are remembered), failed
  * keys come back with per-key exponential backoff, and keys can be scheduled for later.
  */
+import { flat } from '../core/object.js';
 
 export interface QueueOptions {
   /** Milliseconds since an arbitrary origin; virtual in the embedded control plane. */
@@ -71,6 +72,7 @@ export class RateLimitedQueue {
   }
 
   add(key: string): void {
+    flat(key);
     const s = this.state.get(key);
     if (s === undefined) {
       this.state.set(key, DIRTY);

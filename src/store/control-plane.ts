@@ -59,7 +59,13 @@ export function interpreterPort(real: RealInterpreter): Interpreter {
     retain: (d, o) => real.retain(d as never, o as never) as unknown as KObject,
     reflectStatus: (obj) => (real.reflectStatus(obj as never) ?? undefined) as Record<string, unknown> | undefined,
     interpretHealth: (obj) => real.interpretHealth(obj as never),
-    aggregateStatus: (obj, items) => real.aggregateStatus(obj as never, items as never) as unknown as KObject,
+    // The core writes only the status of the result (the template's status subresource).
+    aggregateStatus: (obj, items) => {
+      const status = real.aggregatedStatus(obj as never, items as never);
+      if (status !== undefined) return { ...obj, status };
+      const { status: _, ...rest } = obj;
+      return rest as KObject;
+    },
     getDependencies: (obj) => real.getDependencies(obj as never) as DependentObjectReference[],
   };
 }
@@ -109,7 +115,7 @@ export class ControlPlane {
     const core = withCoreDefaults(opts.core);
     let interpreter = opts.interpreter;
     if (!interpreter) {
-      this.real = createInterpreter({ nowMs: () => this.clock.getTime(), builtin: opts.builtinInterpreters ?? true });
+      this.real = createInterpreter({ nowMs: () => this.clock.getTime(), builtin: opts.builtinInterpreters ?? true, memoize: true });
       interpreter = interpreterPort(this.real);
     }
     const port = interpreter;

@@ -11,7 +11,7 @@ import {
   ResourceBindingPermanentIDLabel,
 } from '../api/constants.js';
 import type { CoreEvent, ListOptions } from '../core/ports.js';
-import { deepClone, deepEqual, deepFreeze, describeRef, refKey, rfc3339, typeKey, uuidShaped, type KObject, type ObjectRef, type TypeRef } from '../core/object.js';
+import { deepClone, deepEqual, deepFreeze, describeRef, flat, refKey, rfc3339, typeKey, uuidShaped, type KObject, type ObjectRef, type TypeRef } from '../core/object.js';
 import { StoreError, type RecordedEvent, type Store, type WatchEvent, type WatchHandler } from './types.js';
 
 /** A mutating admission step run on control-plane creates and updates (the webhooks' defaulting). */
@@ -125,7 +125,8 @@ export class EmbeddedStore implements Store {
   // Reading
 
   get(type: TypeRef, namespace: string | undefined, name: string, cluster?: string): KObject | undefined {
-    return this.table(type, cluster, false)?.byNamespace.get(namespace ?? '')?.get(name)?.obj;
+    // Names built by concatenation compare slowly against the flat keys (core/object.ts flat()).
+    return this.table(type, cluster, false)?.byNamespace.get(flat(namespace ?? ''))?.get(flat(name))?.obj;
   }
 
   list(type: TypeRef, opts: ListOptions = {}, cluster?: string): KObject[] {
@@ -196,8 +197,8 @@ export class EmbeddedStore implements Store {
       if (obj.metadata.generateName) obj.metadata.name = obj.metadata.generateName + this.suffix();
       else throw new StoreError('Invalid', `${obj.kind}: metadata.name is required`);
     }
-    const ns = obj.metadata.namespace ?? '';
-    const name = obj.metadata.name;
+    const ns = flat(obj.metadata.namespace ?? '');
+    const name = flat(obj.metadata.name);
     let byName = t.byNamespace.get(ns);
     if (byName?.has(name)) {
       throw new StoreError('AlreadyExists', `${describeRef({ ...obj, name: obj.metadata.name, namespace: obj.metadata.namespace })} already exists${where(cluster)}`);

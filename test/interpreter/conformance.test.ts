@@ -25,3 +25,18 @@ describe.skipIf(!existsSync('conformance/interpreters'))('interpret test conform
     expect(r.passed).toBeGreaterThan(0);
   }, 120_000);
 });
+
+describe.skipIf(!existsSync('conformance/interpreters'))('the controllers\' result memo', () => {
+  it('gives every built-in interpreter fixture its expected result, run twice (recorded, then remembered)', () => {
+    const lines: string[] = [];
+    const r = runTestTree('conformance/interpreters', { log: (l) => lines.push(l), verbose: false, memoize: true });
+    expect(r.failed, lines.join('\n')).toBe(0);
+    expect(r.passed).toBe(run('conformance/interpreters').passed);
+  }, 120_000);
+
+  it('gives every sandbox and conversion fixture its expected result, run twice', () => {
+    const lines: string[] = [];
+    const r = runTestTree('conformance/lua', { log: (l) => lines.push(l), verbose: false, memoize: true });
+    expect(r.failed, lines.join('\n')).toBe(0);
+  }, 60_000);
+});
