@@ -34,7 +34,16 @@ import { BINDING_STATUS, reconcileBindingStatus, reconcileWorkStatus, WORK_STATU
 import { clusterFailoverEnabled, reconcileTaintManager, TAINT_MANAGER } from './taint-manager.js';
 import { taintsOf } from './taint.js';
 
-const key = (o: KObject) => flat(`${o.apiVersion}|${o.kind}|${o.metadata.namespace ?? ''}|${o.metadata.name}`);
+let lastKeyed: KObject | undefined;
+let lastKey = '';
+/** The object's queue key. Several controllers ask for the key of one change in a row: built once for them. */
+function key(o: KObject): string {
+  if (o !== lastKeyed) {
+    lastKey = flat(`${o.apiVersion}|${o.kind}|${o.metadata.namespace ?? ''}|${o.metadata.name}`);
+    lastKeyed = o;
+  }
+  return lastKey;
+}
 
 function generationChanged(c: ObjectChange): boolean {
   return c.type === 'ADDED' || (c.type === 'MODIFIED' && c.old?.metadata.generation !== c.object.metadata.generation);

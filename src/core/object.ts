@@ -74,22 +74,18 @@ export function flat(s: string): string {
 
 /**
  * The ref a queue key names. Every reconcile starts here, and then looks its object up by these
- * strings: parsed once per key, the parts are strings the store's maps have already hashed, instead of
- * four new substrings to hash per reconcile. The refs are shared, so they are frozen.
+ * strings. apiVersion, kind and namespace come from the few strings the store's maps have already
+ * hashed; the name is a slice of the key. (A map from every key to its ref, the earlier way, cost a
+ * lookup in a map of every object's key per reconcile: slower at fleet scale than parsing, and memory.)
  */
 export function parseRefKey(key: string): ObjectRef {
-  const hit = parsedKeys.get(key);
-  if (hit) return hit;
-  const [apiVersion, kind, namespace, name] = key.split('|') as [string, string, string, string];
-  const r: ObjectRef = { apiVersion: intern(apiVersion), kind: intern(kind), name };
-  if (namespace) r.namespace = intern(namespace);
-  if (parsedKeys.size >= MAX_PARSED_KEYS) parsedKeys.clear();
-  parsedKeys.set(key, Object.freeze(r));
+  const a = key.indexOf('|');
+  const b = key.indexOf('|', a + 1);
+  const c = key.indexOf('|', b + 1);
+  const r: ObjectRef = { apiVersion: intern(key.slice(0, a)), kind: intern(key.slice(a + 1, b)), name: key.slice(c + 1) };
+  if (c > b + 1) r.namespace = intern(key.slice(b + 1, c));
   return r;
 }
-const parsedKeys = new Map<string, ObjectRef>();
-/** About one entry per object a controller reconciled; a bound keeps a long-running controller's memory flat. */
-const MAX_PARSED_KEYS = 500_000;
 
 /** `Kind ns/name` for messages. */
 export function describeRef(r: ObjectRef): string {

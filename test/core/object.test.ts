@@ -33,13 +33,11 @@ describe('parseRefKey', () => {
     expect(parseRefKey(refKey(cluster))).toEqual(cluster);
     expect('namespace' in parseRefKey(refKey(cluster))).toBe(false);
   });
-  it('hands out one frozen ref per key, so that no reconciler can change what the next one reads', () => {
+  it('hands out a ref of its own per call, so that no reconciler can change what the next one reads', () => {
     const key = refKey({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'ns', name: 'cm' });
     const a = parseRefKey(key);
-    expect(parseRefKey(`${key}`.slice(0))).toBe(a);
-    expect(Object.isFrozen(a)).toBe(true);
-    expect(() => {
-      (a as { name: string }).name = 'other';
-    }).toThrow();
+    (a as { name: string }).name = 'other';
+    expect(parseRefKey(key)).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'ns', name: 'cm' });
+    expect(parseRefKey(key)).not.toBe(parseRefKey(key));
   });
 });
