@@ -56,6 +56,14 @@ export function groupOf(apiVersion: string): string {
   return slash < 0 ? '' : apiVersion.slice(0, slash);
 }
 
+/** apiVersion -> kind -> entry: the status controllers ask for every member object. */
+const byVersion = new Map<string, Map<string, BuiltinKind>>();
+for (const k of BUILTIN_KINDS) {
+  let byKind = byVersion.get(k.apiVersion);
+  if (!byKind) byVersion.set(k.apiVersion, (byKind = new Map()));
+  byKind.set(k.kind, k);
+}
+
 export function findBuiltinKind(apiVersion: string, kind: string): BuiltinKind | undefined {
-  return BUILTIN_KINDS.find((k) => k.apiVersion === apiVersion && k.kind === kind);
+  return byVersion.get(apiVersion)?.get(kind);
 }

@@ -82,9 +82,19 @@ export function parseRefKey(key: string): ObjectRef {
   const a = key.indexOf('|');
   const b = key.indexOf('|', a + 1);
   const c = key.indexOf('|', b + 1);
-  const r: ObjectRef = { apiVersion: intern(key.slice(0, a)), kind: intern(key.slice(a + 1, b)), name: key.slice(c + 1) };
-  if (c > b + 1) r.namespace = intern(key.slice(b + 1, c));
+  const r: ObjectRef = { apiVersion: refPart(key.slice(0, a)), kind: refPart(key.slice(a + 1, b)), name: key.slice(c + 1) };
+  if (c > b + 1) r.namespace = refPart(key.slice(b + 1, c));
   return r;
+}
+
+/** apiVersions, kinds and namespaces: few, so their own small map (intern's holds every Work name's worth of strings). */
+const refParts = new Map<string, string>();
+function refPart(s: string): string {
+  const hit = refParts.get(s);
+  if (hit !== undefined) return hit;
+  if (refParts.size >= 10_000) refParts.clear();
+  refParts.set(s, s);
+  return s;
 }
 
 /** `Kind ns/name` for messages. */
