@@ -117,12 +117,24 @@ export function createInterpreter(opts: InterpreterOptions = {}): Interpreter {
     return (t.scripts[op]?.script ?? '') !== '';
   };
 
-  const layerFor = (gvk: GVK, op: Operation): Layer | null => {
+  const findLayer = (gvk: GVK, op: Operation): Layer | null => {
     const key = gvkKey(gvk);
     if (luaEnabled(user.get(key), op)) return 'customization';
     if (luaEnabled(builtin.get(key), op)) return 'builtin';
     if (native?.hookEnabled(gvk, op)) return 'native';
     return null;
+  };
+  // Answers per apiVersion, kind and operation (the core asks before every call); cleared when the
+  // user's RICs change. The native layer's handlers are fixed once the interpreter exists.
+  let layers = new Map<string, Map<string, Partial<Record<Operation, Layer | null>>>>();
+  const layerFor = (gvk: GVK, op: Operation): Layer | null => {
+    let byKind = layers.get(gvk.apiVersion);
+    if (!byKind) layers.set(gvk.apiVersion, (byKind = new Map()));
+    let byOp = byKind.get(gvk.kind);
+    if (!byOp) byKind.set(gvk.kind, (byOp = {}));
+    let layer = byOp[op];
+    if (layer === undefined) byOp[op] = layer = findLayer(gvk, op);
+    return layer;
   };
 
   // Resolutions per apiVersion, kind and operation; cleared when the user's RICs change.
@@ -187,6 +199,7 @@ export function createInterpreter(opts: InterpreterOptions = {}): Interpreter {
     setCustomizations(rics) {
       user = mergeCustomizations(rics);
       resolved = new Map();
+      layers = new Map();
     },
     layerFor,
     memoStats: () => totals,

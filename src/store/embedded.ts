@@ -338,7 +338,9 @@ export class EmbeddedStore implements Store {
       if (old.metadata.deletionTimestamp) meta.deletionTimestamp = old.metadata.deletionTimestamp;
       else delete meta.deletionTimestamp;
       const specSame = specEqual(old, obj);
-      if (!specSame) meta.generation = (old.metadata.generation ?? 0) + 1;
+      if (!specSame || (annotationsMoveGeneration(obj) && !deepEqual(old.metadata.annotations ?? {}, meta.annotations ?? {}))) {
+        meta.generation = (old.metadata.generation ?? 0) + 1;
+      }
       if (cluster && this.memberStatus) {
         const st = this.memberStatus(cluster, obj);
         if (st !== undefined) obj.status = st;
@@ -512,6 +514,15 @@ function cmp(a: string, b: string): number {
 function matchesLabels(o: KObject, labels: Record<string, string>): boolean {
   for (const k in labels) if (o.metadata.labels?.[k] !== labels[k]) return false;
   return true;
+}
+
+/**
+ * Kinds whose generation an annotation change moves too, as the API server's update strategy for
+ * Deployments does (their annotations are copied to their ReplicaSets). A missing map and an empty
+ * one are the same there.
+ */
+function annotationsMoveGeneration(o: KObject): boolean {
+  return o.kind === 'Deployment' && o.apiVersion === 'apps/v1';
 }
 
 /** Everything but metadata and status: what moves metadata.generation. */

@@ -29,6 +29,25 @@ describe('embedded store', () => {
     const d = s.update(c);
     expect(d).toBe(c);
   });
+  it('bumps a Deployment\'s generation on annotation changes too, as the API server does, in members as well', () => {
+    const s = new EmbeddedStore();
+    const dep = (name: string): KObject => ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace: 'default' }, spec: { replicas: 1 } });
+    for (const cluster of [undefined, 'member1']) {
+      const a = s.create(dep('d'), cluster);
+      const b = s.update({ ...a, metadata: { ...a.metadata, labels: { x: 'y' } } }, cluster);
+      expect(b.metadata.generation).toBe(1);
+      const c = s.update({ ...b, metadata: { ...b.metadata, annotations: { note: 'a' } } }, cluster);
+      expect(c.metadata.generation).toBe(2);
+      // Dropping the last annotation is a change; an empty map is then no change from none.
+      const d = s.update({ ...c, metadata: { ...c.metadata, annotations: {} } }, cluster);
+      expect(d.metadata.generation).toBe(3);
+      const e = s.update({ ...d, metadata: { ...d.metadata, annotations: undefined } }, cluster);
+      expect(e.metadata.generation).toBe(3);
+    }
+    // Other kinds keep generation for metadata-only changes.
+    const cm1 = s.create(cm('c'));
+    expect(s.update({ ...cm1, metadata: { ...cm1.metadata, annotations: { note: 'a' } } }).metadata.generation).toBe(1);
+  });
   it('rejects a stale resourceVersion with a Conflict', () => {
     const s = new EmbeddedStore();
     const a = s.create(cm('a'));
