@@ -9,6 +9,7 @@ import {
   DefaultBlockPredecessorSeconds,
   DefaultGracePeriodSeconds,
   DefaultTolerationSeconds,
+  EventReasonEvictWorkloadFromClusterFailed,
   EventReasonFailoverPausedBySuspension,
   EvictionReasonApplicationFailure,
   FailoverClocksAnnotation,
@@ -63,6 +64,8 @@ export function reconcileApplicationFailover(ctx: ReconcileContext, key: string)
   const now = ctx.now.getTime();
   const next = withMetaAndSpec(b);
   const events: CoreEvent[] = [];
+  /** Clusters this pass evicts the application from. */
+  const evicted: string[] = [];
   let requeue: number | undefined;
   const candidate = (seconds: number) => {
     const s = Math.max(1, Math.ceil(seconds));
@@ -138,6 +141,7 @@ export function reconcileApplicationFailover(ctx: ReconcileContext, key: string)
     for (const c of Object.keys(clocks)) if (!items.some((i) => i.clusterName === c)) delete clocks[c];
 
     if (toEvict.length) {
+      evicted.push(...toEvict);
       const before = ((b.spec?.clusters ?? []) as Array<{ name: string; replicas?: number }>);
       const purgeMode = normalizePurgeMode(app!.purgeMode) ?? PurgeModeGracefully;
       const tasks = [...((next.spec.gracefulEvictionTasks ?? []) as Array<Record<string, unknown>>)];
@@ -184,7 +188,11 @@ export function reconcileApplicationFailover(ctx: ReconcileContext, key: string)
   }
   setClocks(next, eligible ? clocks : {});
   if (deepEqual(next, b)) return { ...emptyResult(), events, requeueAfterSeconds: requeue };
-  return { writes: [{ op: 'update', object: next }], events, requeueAfterSeconds: requeue };
+  // Karmada reports a failed binding update per evicted cluster, on the binding and the template.
+  const failureEvents: CoreEvent[] = evicted.flatMap((c) =>
+    (resource ? [refOf(b), resource] : [refOf(b)]).map((o) => ({ involvedObject: o, type: 'Warning' as const, reason: EventReasonEvictWorkloadFromClusterFailed, message: `Evict from cluster ${c} failed.`, source })),
+  );
+  return { writes: [{ op: 'update', object: next, ...(failureEvents.length ? { failureEvents } : {}) }], events, requeueAfterSeconds: requeue };
 }
 
 /** Gate StatefulFailoverInjection: each rule's alias label, valued from the evicted cluster's reflected status. */

@@ -47,12 +47,16 @@ export interface ObjectReader {
  * binding from the template its claim update returned, and stamps schedulerObservedGeneration from
  * the binding its spec update returned.
  */
-export type Write =
+export type Write = (
   | { op: 'create'; object: KObject; cluster?: string; then?: Continuation }
   | { op: 'update'; object: KObject; cluster?: string; then?: Continuation }
   | { op: 'updateStatus'; object: KObject; cluster?: string }
   /** Deletion request; `ignoreNotFound` defaults to true (every Karmada delete path tolerates NotFound). */
-  | { op: 'delete'; ref: ObjectRef; cluster?: string; ignoreNotFound?: boolean };
+  | { op: 'delete'; ref: ObjectRef; cluster?: string; ignoreNotFound?: boolean }
+) & {
+  /** Events to record when this write fails (the reconcile then ends with the write's error and is retried). */
+  failureEvents?: CoreEvent[];
+};
 
 /** What follows a write, computed from the object as stored. */
 export type Continuation = (written: KObject) => { writes: Write[]; events?: CoreEvent[] };

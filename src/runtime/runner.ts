@@ -319,6 +319,7 @@ export class Runner {
         }
       } catch (e) {
         error = (e as Error).message;
+        if (w.failureEvents) result.events.push(...w.failureEvents);
         break;
       }
     }
@@ -344,6 +345,7 @@ export class Runner {
       } catch (e) {
         // A 409 ends the reconcile here: the retry reads fresh state from the informers.
         error = (e as Error).message;
+        if (w.failureEvents) result.events.push(...w.failureEvents);
         break;
       }
     }

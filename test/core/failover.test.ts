@@ -57,6 +57,19 @@ describe('application failover clocks (karmada-lite point 2)', () => {
     expect(spec.spec.activeEvictionHistory).toEqual([{ clusterName: 'member1', creationTimestamp: '2024-01-01T00:03:20Z', blockPredecessorSeconds: 600, reason: 'ApplicationFailure' }]);
     expect(spec.metadata.annotations?.[FailoverClocksAnnotation]).toBeUndefined();
   });
+  it('gives its eviction write the EvictWorkloadFromClusterFailed events a failed update records, on binding and template', () => {
+    const store = bindingWith(JSON.stringify({ member1: { unhealthySince: '2024-01-01T00:00:00Z' } }));
+    const late = reconcileApplicationFailover(ctx(store, '2024-01-01T00:03:20Z'), KEY);
+    expect(late.writes[0]!.failureEvents).toEqual(
+      [
+        { apiVersion: 'work.karmada.io/v1alpha2', kind: 'ResourceBinding', namespace: 'default', name: 'nginx-deployment' },
+        { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'nginx' },
+      ].map((o) => expect.objectContaining({ involvedObject: expect.objectContaining(o), type: 'Warning', reason: 'EvictWorkloadFromClusterFailed', message: 'Evict from cluster member1 failed.', source: 'resource-binding-application-failover-controller' })),
+    );
+    // A write that only records the clock evicts nothing, so has nothing to report.
+    const first = reconcileApplicationFailover(ctx(bindingWith(undefined), '2024-01-01T00:00:00Z'), KEY);
+    expect(first.writes[0]!.failureEvents).toBeUndefined();
+  });
   it('keeps the clock to the millisecond, so a persisted clock never fires before tolerationSeconds', () => {
     const store = bindingWith(undefined);
     const first = reconcileApplicationFailover(ctx(store, '2024-01-01T00:00:00.900Z'), KEY);

@@ -86,6 +86,7 @@ describe('runner with asynchronous writes', () => {
               op: 'update',
               object: { ...cur, metadata: { ...cur.metadata, labels: { done: 'yes' } } },
               then: (written) => ({ writes: [{ op: 'create', object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `after-${written.metadata.resourceVersion}`, namespace: 'ns' } } }] }),
+              failureEvents: [{ involvedObject: { ...CM, namespace: 'ns', name: key }, type: 'Warning', reason: 'LabelFailed', message: 'conflict', source: 'labeler' }],
             },
           ],
           events: [{ involvedObject: { ...CM, namespace: 'ns', name: key }, type: 'Normal', reason: 'Labeled', message: 'ok', source: 'labeler' }],
@@ -110,7 +111,8 @@ describe('runner with asynchronous writes', () => {
     expect(store.seen.filter((e) => e.origin === 'labeler').map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(['MODIFIED a', `ADDED after-${a.metadata.resourceVersion}`]);
     // The conflicting write woke the key again, and the rate-limited retry finds nothing left to do.
     expect(reconciles).toBeGreaterThanOrEqual(2);
-    expect(store.events.map((e) => e.reason)).toEqual(['Labeled', 'Labeled']);
+    // The conflicted write's failure events, after the reconcile's own; none for the write that went through.
+    expect(store.events.map((e) => e.reason)).toEqual(['Labeled', 'LabelFailed', 'Labeled']);
     expect(runner.failures()).toEqual([]);
   });
 

@@ -66,6 +66,31 @@ describe('runner', () => {
     expect(calls).toBe(5);
   });
 
+  it('records a write\'s failure events when, and only when, that write fails', () => {
+    const store = new EmbeddedStore();
+    const failed = { involvedObject: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'a' }, type: 'Warning' as const, reason: 'WriteFailed', message: 'no', source: 't' };
+    let stale = false;
+    const writer: ControllerSpec = {
+      name: 'writer',
+      keysFor: (c) => (c.origin === 'writer' ? [] : ['k']),
+      reconcile: (c) => {
+        const cm = c.reader.get({ apiVersion: 'v1', kind: 'ConfigMap' }, 'default', 'a')!;
+        const meta = stale ? { ...cm.metadata, resourceVersion: '0' } : cm.metadata;
+        return { writes: [{ op: 'update', object: { ...cm, metadata: meta, data: { n: String(Math.random()) } }, failureEvents: [failed] }], events: [] };
+      },
+    };
+    const runner = new Runner(store, [writer], { clock: () => new Date(0), context: ctx });
+    runner.start();
+    store.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'default' } } as KObject);
+    runner.runUntilIdle();
+    expect(store.events()).toEqual([]);
+    stale = true;
+    runner.enqueue('writer', 'k');
+    const stats = runner.runUntilIdle();
+    expect(stats.failures[0]?.error).toMatch(/the object has been modified/);
+    expect(store.events().map((e) => [e.reason, e.count])).toEqual([['WriteFailed', 1]]);
+  });
+
   it('honours requeueAfterSeconds on the clock', () => {
     let now = new Date(0);
     const store = new EmbeddedStore({ clock: () => now });
