@@ -286,7 +286,10 @@ export function setCondition(
     return list;
   }
   const old = list[i]!;
-  list[i] = { ...old, ...c, lastTransitionTime: old.status === c.status ? old.lastTransitionTime : rfc3339(now) };
+  // Named fields rather than a second spread: this runs for every Work and binding status write.
+  const next: Condition = { ...old, type: c.type, status: c.status, reason: c.reason, message: c.message, lastTransitionTime: old.status === c.status ? old.lastTransitionTime : rfc3339(now) };
+  if (c.observedGeneration !== undefined) next.observedGeneration = c.observedGeneration;
+  list[i] = next;
   return list;
 }
 
