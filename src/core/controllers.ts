@@ -94,8 +94,19 @@ function claimedPolicyIsLazy(tpl: KObject, reader: ObjectReader): boolean {
   return policy?.spec?.activationPreference === 'Lazy';
 }
 
+let lastWork: KObject | undefined;
+let lastWorkBinding: string | undefined;
 /** The binding a Work belongs to, from the Work's annotations. */
 export function bindingKeyOfWork(w: KObject): string | undefined {
+  // Asked for one change by more than one controller, and by one controller for the old and new Work.
+  if (w !== lastWork) {
+    lastWorkBinding = bindingKeyFromAnnotations(w);
+    lastWork = w;
+  }
+  return lastWorkBinding;
+}
+
+function bindingKeyFromAnnotations(w: KObject): string | undefined {
   const a = w.metadata.annotations ?? {};
   if (a[ResourceBindingNameAnnotation] && a[ResourceBindingNamespaceAnnotation]) {
     return refKey({ apiVersion: RB.apiVersion, kind: RB.kind, namespace: a[ResourceBindingNamespaceAnnotation], name: a[ResourceBindingNameAnnotation] });
@@ -104,8 +115,18 @@ export function bindingKeyOfWork(w: KObject): string | undefined {
   return undefined;
 }
 
-/** The Work a member object came from, from its work.karmada.io annotations. */
+let lastMember: KObject | undefined;
+let lastMemberWork: string | undefined;
+/** The Work a member object came from, from its work.karmada.io annotations (built once per change for the controllers asking). */
 function workKeyOfMember(o: KObject): string | undefined {
+  if (o !== lastMember) {
+    lastMemberWork = workKeyFromAnnotations(o);
+    lastMember = o;
+  }
+  return lastMemberWork;
+}
+
+function workKeyFromAnnotations(o: KObject): string | undefined {
   const a = o.metadata.annotations ?? {};
   const ns = a[WorkNamespaceAnnotation];
   const name = a[WorkNameAnnotation];

@@ -86,7 +86,9 @@ export class EmbeddedStore implements Store {
   /** cluster -> apiVersion -> kind -> table: the same tables, reached from an object's own strings. */
   private readonly tableCache = new Map<string, Map<string, Map<string, TypeTable>>>();
   private readonly handlers = new Set<WatchHandler>();
-  private readonly rawEvents: Array<{ ev: CoreEvent; at: string }> = [];
+  /** Recorded events and, at the same index, when: two arrays rather than a wrapper object per event. */
+  private readonly rawEvents: CoreEvent[] = [];
+  private readonly rawEventTimes: string[] = [];
   private folded?: RecordedEvent[];
   /** owner uid -> dependents, for garbage collection. Key: cluster \0 refKey */
   private readonly dependents = new Map<string, Set<string>>();
@@ -256,12 +258,16 @@ export class EmbeddedStore implements Store {
 
   recordEvent(ev: CoreEvent): void {
     // Recording is on every reconcile's path: append only; repeats are folded when events are read.
-    this.rawEvents.push({ ev, at: rfc3339(this.clock()) });
+    this.rawEvents.push(ev);
+    this.rawEventTimes.push(rfc3339(this.clock()));
     this.folded = undefined;
     if (this.rawEvents.length - this.eventHead > this.maxEvents) {
+      // Dropped now, not at the next splice: the event is garbage from here on.
+      (this.rawEvents as unknown[])[this.eventHead] = undefined;
       this.eventHead++;
       if (this.eventHead > 4096 && this.eventHead * 2 > this.rawEvents.length) {
         this.rawEvents.splice(0, this.eventHead);
+        this.rawEventTimes.splice(0, this.eventHead);
         this.eventHead = 0;
       }
     }
@@ -273,7 +279,8 @@ export class EmbeddedStore implements Store {
     const out: RecordedEvent[] = [];
     const index = new Map<string, RecordedEvent>();
     for (let i = this.eventHead; i < this.rawEvents.length; i++) {
-      const { ev, at } = this.rawEvents[i]!;
+      const ev = this.rawEvents[i]!;
+      const at = this.rawEventTimes[i]!;
       const r = ev.involvedObject;
       const key = `${r.apiVersion}\0${r.kind}\0${r.namespace ?? ''}\0${r.name}\0${ev.type}\0${ev.reason}\0${ev.message}\0${ev.source}`;
       const seen = index.get(key);
@@ -293,6 +300,7 @@ export class EmbeddedStore implements Store {
   /** Forgets recorded events (scenarios check the events of one step at a time). */
   clearEvents(): void {
     this.rawEvents.length = 0;
+    this.rawEventTimes.length = 0;
     this.eventHead = 0;
     this.folded = undefined;
   }
