@@ -52,9 +52,9 @@ export interface InterpreterOptions {
   sandbox?: LuaSandbox;
   nowMs?: () => number;
   /**
-   * Remember the results of InterpretReplica, InterpretStatus and InterpretHealth scripts by the fields
-   * they read (memo.ts), for the controllers that ask them about every member object. Off for the
-   * interpret command, whose users want to see every run.
+   * Remember the results of InterpretReplica, InterpretStatus, InterpretHealth and (aggregatedStatus's)
+   * AggregateStatus scripts by the fields they read (memo.ts), for the controllers that ask them about
+   * every member object. Off for the interpret command, whose users want to see every run.
    */
   memoize?: boolean;
 }
