@@ -12,6 +12,12 @@
  *   npx tsx bench/core.bench.ts --size 10000    one size, JSON result on stdout
  *   --core-only                                  swap the interpreter for a minimal TypeScript one, to
  *                                                measure the reconcile core without Lua
+ *   --tsx                                        run each size from the TypeScript sources through tsx
+ *                                                instead of the bundle (for profiles that name source files)
+ *
+ * Each size runs in a fresh process on the code as it ships: this file bundled by esbuild with the
+ * binary's build options (scripts/bundle.mjs) into a temporary directory. (Runs through tsx took as
+ * long at best but varied far more: 12.0 to 18.6 s where the bundle took 11.0 to 12.8 s.)
  *   --dump 300 [--clone]                         no timing: print every object, resourceVersion, watch
  *                                                event, event and run count of a smaller pipeline (with
  *                                                overrides, changes, failover and deletions), to diff the
@@ -19,6 +25,9 @@
  *                                                --clone keeps the store's copy-on-write and freezing on
  */
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ControlPlane } from '../src/store/control-plane.js';
 import type { KObject } from '../src/core/object.js';
@@ -268,7 +277,7 @@ function dump(n: number, coreOnly: boolean, clone: boolean, out: (line: string) 
 
 const allArgs = process.argv.slice(2);
 const coreOnly = allArgs.includes('--core-only');
-const args = allArgs.filter((a) => a !== '--core-only' && a !== '--clone');
+const args = allArgs.filter((a) => a !== '--core-only' && a !== '--clone' && a !== '--tsx');
 const sizeArg = args.indexOf('--size');
 const dumpArg = args.indexOf('--dump');
 if (dumpArg >= 0) {
@@ -281,14 +290,28 @@ if (dumpArg >= 0) {
   const self = fileURLToPath(import.meta.url);
   const sizes = args.length ? args.map(Number) : [1000, 2000, 5000, 10000];
   const rows: Result[] = [];
-  for (const n of sizes) {
-    const out = execFileSync(process.execPath, ['--import', 'tsx', '--max-old-space-size=1800', self, '--size', String(n), ...(coreOnly ? ['--core-only'] : [])], { encoding: 'utf8', maxBuffer: 1 << 20 });
-    const r = JSON.parse(out.trim().split('\n').pop()!) as Result;
-    rows.push(r);
-    process.stdout.write(JSON.stringify(r) + '\n');
+  let child = ['--import', 'tsx', self];
+  let bundleDir: string | undefined;
+  if (!allArgs.includes('--tsx')) {
+    bundleDir = mkdtempSync(join(tmpdir(), 'karmada-lite-core-bench-'));
+    const { build } = await import('esbuild');
+    const { bundleOptions } = (await import('../scripts/bundle.mjs')) as { bundleOptions: (entry: string, format: string, o: { shebang: boolean }) => { options: object } };
+    const outfile = join(bundleDir, 'core.bench.mjs');
+    await build({ ...bundleOptions(self, 'esm', { shebang: false }).options, outfile });
+    child = [outfile];
+  }
+  try {
+    for (const n of sizes) {
+      const out = execFileSync(process.execPath, ['--max-old-space-size=1800', ...child, '--size', String(n), ...(coreOnly ? ['--core-only'] : [])], { encoding: 'utf8', maxBuffer: 1 << 20 });
+      const r = JSON.parse(out.trim().split('\n').pop()!) as Result;
+      rows.push(r);
+      process.stdout.write(JSON.stringify(r) + '\n');
+    }
+  } finally {
+    if (bundleDir) rmSync(bundleDir, { recursive: true, force: true });
   }
   const base = rows[0]!;
-  process.stdout.write(`\ninterpreter: ${coreOnly ? 'minimal TypeScript (core only)' : 'built-in Lua interpreters (the default)'}\n`);
+  process.stdout.write(`\ninterpreter: ${coreOnly ? 'minimal TypeScript (core only)' : 'built-in Lua interpreters (the default)'}; code: ${bundleDir ? 'bundled as shipped' : 'TypeScript sources through tsx'}\n`);
   process.stdout.write(
     '\n| templates | Works | first propagation (wall / CPU) | CPU per template | change all (wall / CPU) | one change, wall (median / p95) | one change, CPU (median / p95) | failover 10% (wall / CPU) | peak RSS |\n|---|---|---|---|---|---|---|---|---|\n',
   );

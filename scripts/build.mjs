@@ -7,57 +7,25 @@
  */
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, chmodSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
+import { copyFileSync, chmodSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { bundleOptions, root } from './bundle.mjs';
 
-const root = new URL('..', import.meta.url).pathname;
 // KARMADA_LITE_DIST builds elsewhere (tests of concurrent sessions must not replace each other's binary).
 const dist = process.env.KARMADA_LITE_DIST ? resolve(process.env.KARMADA_LITE_DIST) : join(root, 'dist');
-const ASSET_DIRS = ['interpreters', 'schemas'];
-
-function collectAssets() {
-  const assets = {};
-  const walk = (abs) => {
-    for (const name of readdirSync(abs).sort()) {
-      const full = join(abs, name);
-      if (statSync(full).isDirectory()) walk(full);
-      else assets[relative(root, full).split(sep).join('/')] = readFileSync(full, 'utf8');
-    }
-  };
-  for (const d of ASSET_DIRS) {
-    try { walk(join(root, d)); } catch { /* a missing asset dir embeds nothing */ }
-  }
-  return assets;
-}
-
-const assets = collectAssets();
-const common = {
-  entryPoints: [join(root, 'src/cli/entry.ts')],
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  define: { __KARMADA_LITE_ASSETS__: JSON.stringify(assets) },
-  legalComments: 'none',
-  logLevel: 'warning',
-  minifySyntax: true,
-};
+const entry = join(root, 'src/cli/entry.ts');
 
 rmSync(dist, { recursive: true, force: true });
 mkdirSync(dist, { recursive: true });
 const started = Date.now();
-await build({
-  ...common,
-  format: 'esm',
-  outfile: join(dist, 'karmada-lite.mjs'),
-  // Bundled CommonJS dependencies still call require(); give them one.
-  banner: { js: "#!/usr/bin/env node\nimport { createRequire as __klCreateRequire } from 'node:module';\nconst require = __klCreateRequire(import.meta.url);" },
-});
+const esm = bundleOptions(entry, 'esm');
+await build({ ...esm.options, outfile: join(dist, 'karmada-lite.mjs') });
 chmodSync(join(dist, 'karmada-lite.mjs'), 0o755);
 
 // Node 20's single executable applications take a CommonJS script.
 const seaDir = join(dist, 'sea');
 mkdirSync(seaDir, { recursive: true });
-await build({ ...common, format: 'cjs', outfile: join(seaDir, 'karmada-lite.cjs') });
+await build({ ...bundleOptions(entry, 'cjs').options, outfile: join(seaDir, 'karmada-lite.cjs') });
 const seaConfig = join(seaDir, 'sea-config.json');
 writeFileSync(seaConfig, JSON.stringify({ main: join(seaDir, 'karmada-lite.cjs'), output: join(seaDir, 'sea-prep.blob'), disableExperimentalSEAWarning: true, useCodeCache: false }));
 execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { stdio: 'inherit' });
@@ -68,4 +36,4 @@ execFileSync(process.execPath, [join(root, 'node_modules/postject/dist/cli.js'),
 rmSync(seaDir, { recursive: true, force: true });
 
 const mb = (p) => (statSync(p).size / 1048576).toFixed(1);
-console.log(`built in ${((Date.now() - started) / 1000).toFixed(1)}s: ${relative(root, dist) || '.'}/karmada-lite.mjs ${mb(join(dist, 'karmada-lite.mjs'))} MiB, ${relative(root, exe)} ${mb(exe)} MiB (${Object.keys(assets).length} embedded assets)`);
+console.log(`built in ${((Date.now() - started) / 1000).toFixed(1)}s: ${relative(root, dist) || '.'}/karmada-lite.mjs ${mb(join(dist, 'karmada-lite.mjs'))} MiB, ${relative(root, exe)} ${mb(exe)} MiB (${esm.assetCount} embedded assets)`);
