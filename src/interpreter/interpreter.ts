@@ -18,7 +18,7 @@ import {
   luaRetain,
   luaReviseReplica,
 } from './lua-operations.js';
-import { copyJson, OperationMemo, type MemoStats } from './memo.js';
+import { OperationMemo, type MemoStats } from './memo.js';
 import { NativeInterpreter } from './native.js';
 import { mergeCustomizations, type ScriptEntry, type TargetScripts } from './ric.js';
 import {
@@ -102,7 +102,6 @@ const NOT_ENABLED = 'rule is not enabled';
 
 type MemoizedOperation = 'InterpretReplica' | 'InterpretStatus' | 'InterpretHealth' | 'AggregateStatus';
 const MEMOIZED: readonly MemoizedOperation[] = ['InterpretReplica', 'InterpretStatus', 'InterpretHealth', 'AggregateStatus'];
-const identity = <T>(v: T): T => v;
 
 export function createInterpreter(opts: InterpreterOptions = {}): Interpreter {
   const sandbox = opts.sandbox ?? new LuaSandbox({ budgetMs: opts.budgetMs, memoryLimitBytes: opts.memoryLimitBytes, nowMs: opts.nowMs });
@@ -175,7 +174,7 @@ export function createInterpreter(opts: InterpreterOptions = {}): Interpreter {
     if (!opts.memoize) return run(sandbox, entry, obj);
     let memo = memos.get(entry) as OperationMemo<T> | undefined;
     if (!memo) {
-      memo = new OperationMemo<T>(op === 'InterpretHealth' ? identity : copyJson, { stats: totals[op] });
+      memo = new OperationMemo<T>({ stats: totals[op] });
       memos.set(entry, memo as OperationMemo<unknown>);
     }
     return memo.call(obj, (arg) => {

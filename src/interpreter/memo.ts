@@ -13,6 +13,7 @@
  * timestamps but share their few replica counters, cost one ReflectStatus and one InterpretHealth run per
  * distinct set of counters rather than one per object.
  */
+import { deepClone } from '../core/object.js';
 
 /** An answer: a scalar as itself, anything else as one of these markers (or an object's key list). */
 const UNDEFINED = Symbol('undefined');
@@ -176,7 +177,8 @@ export interface MemoStats {
 
 /**
  * The memo of one script's operation. `run(arg)` runs the script on what it is given (the argument or
- * its recording proxy) and reports whether the call stayed pure; `copy` gives each caller its own result.
+ * its recording proxy) and reports whether the call stayed pure. Each caller gets its own deep copy of a
+ * remembered result.
  */
 export class OperationMemo<T> {
   private root: Node | Leaf | undefined;
@@ -188,10 +190,7 @@ export class OperationMemo<T> {
   private readonly trialMisses: number;
   readonly stats: MemoStats;
 
-  constructor(
-    private readonly copy: (v: T) => T,
-    opts: MemoOptions = {},
-  ) {
+  constructor(opts: MemoOptions = {}) {
     this.maxResults = opts.maxResults ?? 4096;
     this.stats = opts.stats ?? { hits: 0, misses: 0, unremembered: 0, results: 0 };
     this.trialMisses = opts.trialMisses ?? 200;
@@ -212,7 +211,7 @@ export class OperationMemo<T> {
     if (found !== undefined) {
       this.hits++;
       this.stats.hits++;
-      return this.copy(found.value as T);
+      return deepClone(found.value as T);
     }
     const log: Array<Read & { answer: unknown }> = [];
     const state = { wrote: false };
@@ -228,7 +227,7 @@ export class OperationMemo<T> {
       this.clear();
       return value;
     }
-    this.insert(log, this.copy(value));
+    this.insert(log, deepClone(value));
     return value;
   }
 
@@ -288,13 +287,4 @@ function sameRead(a: Read, b: Read): boolean {
   if (a.kind !== b.kind || a.key !== b.key || a.path.length !== b.path.length) return false;
   for (let i = 0; i < a.path.length; i++) if (a.path[i] !== b.path[i]) return false;
   return true;
-}
-
-/** A deep copy of a decoded-JSON value. */
-export function copyJson<T>(v: T): T {
-  if (v === null || typeof v !== 'object') return v;
-  if (Array.isArray(v)) return v.map(copyJson) as T;
-  const out: Record<string, unknown> = {};
-  for (const k in v) out[k] = copyJson((v as Record<string, unknown>)[k]);
-  return out as T;
 }

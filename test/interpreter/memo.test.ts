@@ -4,14 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { parseDocuments } from '../../src/io/documents.js';
 import { toTestCase } from '../../src/interpreter/harness.js';
 import { createInterpreter } from '../../src/interpreter/interpreter.js';
-import { copyJson, OperationMemo } from '../../src/interpreter/memo.js';
+import { OperationMemo } from '../../src/interpreter/memo.js';
 import type { KubeObject, RIC } from '../../src/interpreter/types.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** A memo around a JS "script"; `runs` counts the times the script really ran. */
 function memoOf<T>(script: (o: Obj) => T, opts: { trialMisses?: number; maxResults?: number } = {}) {
-  const memo = new OperationMemo<T>(copyJson, opts);
+  const memo = new OperationMemo<T>(opts);
   const counter = { runs: 0, pure: true };
   const call = (o: unknown) =>
     memo.call(o, (arg) => {
