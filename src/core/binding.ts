@@ -42,7 +42,7 @@ import {
 } from '../api/constants.js';
 import { bindingId, bindingIdLabel } from './claim.js';
 import { CLUSTER, WORK } from './kinds.js';
-import { deepClone, deepEqual, withMeta, flat, getLabel, intern, isTerminating, nsName, parseRefKey, refOf, removeFinalizer, uuidShaped, type KObject, type ObjectRef } from './object.js';
+import { deepClone, deepEqual, withMeta, flat, getLabel, intern, lastOf, isTerminating, nsName, parseRefKey, refOf, removeFinalizer, uuidShaped, type KObject, type ObjectRef } from './object.js';
 import { applyOverridePolicies, type AppliedOverrideItem } from './override.js';
 import { emptyResult, type CoreEvent, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
 import { pruneInPlace } from '../interpreter/prune.js';
@@ -230,19 +230,11 @@ export function isSuspendedFor(b: KObject, cluster: string): boolean {
   return s.dispatching === true || (s.dispatchingOnClusters?.clusterNames ?? []).includes(cluster);
 }
 
-let lastNamed: KObject | undefined;
-let lastWorkName = '';
 /**
  * The template's Work name, one string for all its clusters (they render one after the other). Not
  * interned: every template has its own, and a map of 100,000 names costs more per lookup than it saves.
  */
-function workNameOf(tpl: KObject): string {
-  if (tpl !== lastNamed) {
-    lastWorkName = flat(generateWorkName(tpl.kind, tpl.metadata.name!, tpl.metadata.namespace));
-    lastNamed = tpl;
-  }
-  return lastWorkName;
-}
+const workNameOf = lastOf((tpl: KObject) => flat(generateWorkName(tpl.kind, tpl.metadata.name!, tpl.metadata.namespace)));
 
 /** Builds the Work for one target cluster and returns the write that brings the store to it, if any. */
 function renderWork(

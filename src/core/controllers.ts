@@ -26,7 +26,7 @@ import { EVICTION, reconcileGracefulEviction } from './eviction.js';
 import { EXECUTION, reconcileWork } from './execution.js';
 import { FAILOVER, reconcileApplicationFailover } from './failover.js';
 import { CLUSTER, COP, CPP, CRB, is, isBinding, isIgnoredNamespace, isPolicy, isTemplateType, OP, PP, RB, WORK } from './kinds.js';
-import { deepEqual, deepEqualExcept, findCondition, flat, refKey, refOf, type Condition, type KObject } from './object.js';
+import { deepEqual, deepEqualExcept, findCondition, lastOf, refKey, refOf, type Condition, type KObject } from './object.js';
 import { POLICY, reconcilePolicy } from './policy.js';
 import type { ControllerSpec, ObjectChange, ObjectReader } from './ports.js';
 import { SCHEDULER, reconcileSchedule } from './scheduling.js';
@@ -34,16 +34,8 @@ import { BINDING_STATUS, reconcileBindingStatus, reconcileWorkStatus, WORK_STATU
 import { clusterFailoverEnabled, reconcileTaintManager, TAINT_MANAGER } from './taint-manager.js';
 import { taintsOf } from './taint.js';
 
-let lastKeyed: KObject | undefined;
-let lastKey = '';
 /** The object's queue key. Several controllers ask for the key of one change in a row: built once for them. */
-function key(o: KObject): string {
-  if (o !== lastKeyed) {
-    lastKey = flat(`${o.apiVersion}|${o.kind}|${o.metadata.namespace ?? ''}|${o.metadata.name}`);
-    lastKeyed = o;
-  }
-  return lastKey;
-}
+const key = lastOf((o: KObject) => refKey({ apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name! }));
 
 function generationChanged(c: ObjectChange): boolean {
   return c.type === 'ADDED' || (c.type === 'MODIFIED' && c.old?.metadata.generation !== c.object.metadata.generation);
@@ -94,17 +86,11 @@ function claimedPolicyIsLazy(tpl: KObject, reader: ObjectReader): boolean {
   return policy?.spec?.activationPreference === 'Lazy';
 }
 
-let lastWork: KObject | undefined;
-let lastWorkBinding: string | undefined;
-/** The binding a Work belongs to, from the Work's annotations. */
-export function bindingKeyOfWork(w: KObject): string | undefined {
-  // Asked for one change by more than one controller, and by one controller for the old and new Work.
-  if (w !== lastWork) {
-    lastWorkBinding = bindingKeyFromAnnotations(w);
-    lastWork = w;
-  }
-  return lastWorkBinding;
-}
+/**
+ * The binding a Work belongs to, from the Work's annotations. Asked for one change by more than one
+ * controller, and by one controller for the old and new Work.
+ */
+export const bindingKeyOfWork = lastOf(bindingKeyFromAnnotations);
 
 function bindingKeyFromAnnotations(w: KObject): string | undefined {
   const a = w.metadata.annotations ?? {};
@@ -115,16 +101,8 @@ function bindingKeyFromAnnotations(w: KObject): string | undefined {
   return undefined;
 }
 
-let lastMember: KObject | undefined;
-let lastMemberWork: string | undefined;
 /** The Work a member object came from, from its work.karmada.io annotations (built once per change for the controllers asking). */
-function workKeyOfMember(o: KObject): string | undefined {
-  if (o !== lastMember) {
-    lastMemberWork = workKeyFromAnnotations(o);
-    lastMember = o;
-  }
-  return lastMemberWork;
-}
+const workKeyOfMember = lastOf(workKeyFromAnnotations);
 
 function workKeyFromAnnotations(o: KObject): string | undefined {
   const a = o.metadata.annotations ?? {};

@@ -59,6 +59,23 @@ export function refKey(r: ObjectRef): string {
   return flat(`${r.apiVersion}|${r.kind}|${r.namespace ?? ''}|${r.name}`);
 }
 
+/**
+ * `f` remembering its last answer: asked about the same object again, it answers without calling `f`.
+ * For what several controllers derive from one watch event in a row (queue keys), and what a binding's
+ * clusters derive from one template in a row (its Work name).
+ */
+export function lastOf<T>(f: (o: KObject) => T): (o: KObject) => T {
+  let last: KObject | undefined;
+  let value!: T;
+  return (o) => {
+    if (o !== last) {
+      value = f(o);
+      last = o;
+    }
+    return value;
+  };
+}
+
 let flattened = 0;
 /**
  * The same string, stored flat. V8 keeps a string built by concatenation (a template literal) as a tree
@@ -88,14 +105,7 @@ export function parseRefKey(key: string): ObjectRef {
 }
 
 /** apiVersions, kinds and namespaces: few, so their own small map (intern's holds every Work name's worth of strings). */
-const refParts = new Map<string, string>();
-function refPart(s: string): string {
-  const hit = refParts.get(s);
-  if (hit !== undefined) return hit;
-  if (refParts.size >= 10_000) refParts.clear();
-  refParts.set(s, s);
-  return s;
-}
+const refPart = interner(10_000);
 
 /** `Kind ns/name` for messages. */
 export function describeRef(r: ObjectRef): string {
@@ -360,16 +370,20 @@ function hexCode(x: number, k: number): number {
   return HEX_DIGITS.charCodeAt((x >>> (28 - 4 * k)) & 15);
 }
 
-const interned = new Map<string, string>();
+/** One shared copy per distinct string, from a map that starts over at `max` entries. */
+function interner(max: number): (s: string) => string {
+  const seen = new Map<string, string>();
+  return (s) => {
+    const hit = seen.get(s);
+    if (hit !== undefined) return hit;
+    if (seen.size >= max) seen.clear();
+    seen.set(s, s);
+    return s;
+  };
+}
 
 /**
  * One shared copy of a string that many objects repeat (managed-key lists, applied placements):
  * V8 does not deduplicate computed strings, and at fleet scale they dominate memory.
  */
-export function intern(s: string): string {
-  const hit = interned.get(s);
-  if (hit !== undefined) return hit;
-  if (interned.size > 100_000) interned.clear();
-  interned.set(s, s);
-  return s;
-}
+export const intern = interner(100_001);
