@@ -9,7 +9,10 @@ import { join, relative, sep } from 'node:path';
 export const root = new URL('..', import.meta.url).pathname;
 const ASSET_DIRS = ['interpreters', 'schemas'];
 
+let collected;
+/** Read once per process: a build bundles twice (ES module and the executable's CommonJS). */
 function collectAssets() {
+  if (collected) return collected;
   const assets = {};
   const walk = (abs) => {
     for (const name of readdirSync(abs).sort()) {
@@ -21,6 +24,7 @@ function collectAssets() {
   for (const d of ASSET_DIRS) {
     try { walk(join(root, d)); } catch { /* a missing asset dir embeds nothing */ }
   }
+  collected = assets;
   return assets;
 }
 
