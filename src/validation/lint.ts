@@ -5,6 +5,7 @@ import { applySchemaDefaults, MutationError } from './defaulting.js';
 import { isObj, strOf, type Obj } from './json.js';
 import { isAdmissionKind, mutate, validate, type FeatureGates, type LuaCompile } from './rules.js';
 import { findRicConflict } from './ric.js';
+import { ricScriptWarnings } from './script-traps.js';
 
 export type LintStatus = 'valid' | 'invalid' | 'unknown';
 
@@ -25,6 +26,8 @@ export interface LintResult {
 export interface LintOptions {
   compileLua?: LuaCompile;
   gates?: FeatureGates;
+  /** Warnings count as errors (`validate --strict`): a risky RIC script or a deprecated spelling fails the check. */
+  strict?: boolean;
 }
 
 /**
@@ -53,6 +56,7 @@ export function lintDocuments(docs: SourceDocument[], opts: LintOptions = {}): L
       return { ...base, status: errors.length ? 'invalid' : 'valid', errors };
     }
     const { errors, warnings } = lintKarmadaObject(resolved.info, obj, earlierRics, opts);
+    if (opts.strict && warnings.length) return { ...base, warnings: [], status: 'invalid', errors: [...errors, ...warnings.map((w) => ({ path: '', message: `${w} (an error under --strict)` }))] };
     return { ...base, warnings, status: errors.length ? 'invalid' : 'valid', errors };
   });
 }
@@ -79,6 +83,8 @@ function lintKarmadaObject(info: KindInfo, original: Obj, earlierRics: Obj[], op
     const conflict = findRicConflict(object, earlierRics);
     if (conflict) errors.unshift(conflict);
     earlierRics.push(object);
+    // Scripts that do not compile have nothing to scan; the compile error says enough.
+    if (errors.length === 0) warnings = [...warnings, ...ricScriptWarnings(object)];
   }
   return { errors, warnings };
 }

@@ -16,7 +16,7 @@ export class WebhookMetrics {
   readonly registry = new Registry();
   readonly requests = new Counter({
     name: 'karmada_lite_webhook_requests_total',
-    help: 'Admission requests answered, per path and verdict (allowed, denied, patched, malformed, errored).',
+    help: 'Admission requests answered, per review path (other for every path that serves none) and verdict (allowed, denied, patched, malformed, errored).',
     labelNames: ['path', 'verdict'] as const,
     registers: [this.registry],
   });

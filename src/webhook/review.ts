@@ -10,6 +10,7 @@ import { isObj, strOf, type Obj } from '../validation/json.js';
 import { MutationError } from '../validation/defaulting.js';
 import { formatAjvErrors, validateSchema } from '../validation/schema.js';
 import { mutate, validate, type AdmissionKind, type RuleContext } from '../validation/rules.js';
+import { ricScriptWarnings } from '../validation/script-traps.js';
 import { createPatch } from './patch.js';
 
 /** The apiserver never sends more than 3 MiB of object; anything larger is not a review we want to parse. */
@@ -62,6 +63,11 @@ export interface ReviewContext extends Omit<RuleContext, 'existingRics'> {
    * schema, for clusters whose CRDs are not karmada-lite's.
    */
   schema?: 'decode' | 'full';
+  /**
+   * RIC scripts with a known trap (an xpcall handler that loops, `while true` with no way out, a huge
+   * string.rep): `warn` (default) admits them with AdmissionReview warnings, `reject` refuses them.
+   */
+  riskyScripts?: 'warn' | 'reject';
 }
 
 export type Verdict = 'allowed' | 'patched' | 'denied' | 'errored' | 'malformed';
@@ -92,13 +98,30 @@ export interface HttpInput {
   tooLarge?: boolean;
 }
 
+/**
+ * `application/json`, with parameters as RFC 9110 allows (`; charset=utf-8`, any case, quoted or not);
+ * JSON is UTF-8 (RFC 8259), so another charset is refused. Returns the 400 text, or undefined.
+ */
+export function checkContentType(header: string | undefined): string | undefined {
+  const [type = '', ...params] = (header ?? '').split(';');
+  if (type.trim().toLowerCase() !== 'application/json') return `contentType=${header ?? ''}, expected application/json`;
+  for (const p of params) {
+    const eq = p.indexOf('=');
+    if (eq < 0 || p.slice(0, eq).trim().toLowerCase() !== 'charset') continue;
+    const charset = p.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+    if (charset !== 'utf-8' && charset !== 'utf8') return `contentType=${header}: charset ${charset} is not supported; send UTF-8 JSON`;
+  }
+  return undefined;
+}
+
 export async function review(input: HttpInput, ctx: ReviewContext = {}): Promise<ReviewOutcome> {
   const r = findRoute(input.path);
   if (!r) return malformed(404, `no admission webhook is served at ${input.path}; paths: ${ROUTES.map((x) => x.path).join(', ')}`);
   if (input.tooLarge) return malformed(400, `request entity is too large; limit is ${MAX_BODY_BYTES} bytes`);
   const text = typeof input.body === 'string' ? input.body : (input.body?.toString('utf8') ?? '');
   if (text.length === 0) return malformed(400, 'request body is empty');
-  if (input.contentType !== 'application/json') return malformed(400, `contentType=${input.contentType ?? ''}, expected application/json`);
+  const mediaTypeError = checkContentType(input.contentType);
+  if (mediaTypeError) return malformed(400, mediaTypeError);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -224,7 +247,11 @@ async function handleReview(r: Route, reviewObj: Obj, ctx: ReviewContext): Promi
       }
     }
     const errors = validate(r.kind, admission, { ...ctx, existingRics });
-    return errors.length ? reply.denied(aggregate(errors)) : reply.allowed();
+    if (errors.length) return reply.denied(aggregate(errors));
+    if (r.kind !== 'ResourceInterpreterCustomization') return reply.allowed();
+    const risky = ricScriptWarnings(object);
+    if (risky.length && ctx.riskyScripts === 'reject') return reply.denied(`risky Lua scripts are refused (--reject-risky-scripts): ${risky.join('; ')}`);
+    return reply.allowed(risky);
   } catch (e) {
     if (e instanceof MutationError) return reply.errored(e.code, e.message);
     return reply.errored(500, `panic: ${(e as Error).message ?? String(e)} [recovered]`);

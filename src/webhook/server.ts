@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { createLogger, type Logger } from '../runtime/log.js';
 import { WebhookMetrics } from './metrics.js';
-import { MAX_BODY_BYTES, review, type ReviewContext } from './review.js';
+import { findRoute, MAX_BODY_BYTES, review, type ReviewContext } from './review.js';
 
 export interface WebhookServerOptions {
   certFile: string;
@@ -43,6 +43,31 @@ interface TlsMaterial {
   cert: Buffer;
   key: Buffer;
 }
+
+/** NIST SP 800-131A and the CA/Browser Forum: RSA keys below this many bits are no longer acceptable. */
+export const MIN_RSA_BITS = 2048;
+
+/**
+ * Why a certificate's key is too weak to serve with, or undefined when it is strong enough. OpenSSL's
+ * default security level still accepts 1024-bit RSA, so the check is ours.
+ */
+export function weakKeyReason(cert: Buffer): string | undefined {
+  let x: X509Certificate;
+  try {
+    x = new X509Certificate(cert);
+  } catch {
+    return undefined; // not parseable here: createSecureContext reports it
+  }
+  const key = x.publicKey;
+  const bits = key.asymmetricKeyDetails?.modulusLength;
+  if ((key.asymmetricKeyType === 'rsa' || key.asymmetricKeyType === 'rsa-pss' || key.asymmetricKeyType === 'dsa') && bits !== undefined && bits < MIN_RSA_BITS) {
+    return `its ${key.asymmetricKeyType.toUpperCase()} key has ${bits} bits, under the minimum of ${MIN_RSA_BITS}`;
+  }
+  return undefined;
+}
+
+/** What to do about a weak key, for the start-up error and the reload log line. */
+const WEAK_KEY_FIX = `issue a certificate with an RSA key of at least ${MIN_RSA_BITS} bits or an EC P-256 key (scripts/deploy-cert.sh makes one)`;
 
 export class WebhookServer {
   private server?: Server;
@@ -77,6 +102,8 @@ export class WebhookServer {
     } catch (e) {
       throw new Error(`--cert-file ${this.opts.certFile} and --key-file ${this.opts.keyFile} are not a usable pair: ${(e as Error).message}`);
     }
+    const weak = weakKeyReason(cert);
+    if (weak) throw new Error(`--cert-file ${this.opts.certFile} is refused: ${weak}; ${WEAK_KEY_FIX}`);
     return { cert, key };
   }
 
@@ -129,6 +156,11 @@ export class WebhookServer {
     }
     if (this.lastAttempt && cert.equals(this.lastAttempt.cert) && key.equals(this.lastAttempt.key)) return false;
     this.lastAttempt = { cert, key };
+    const weak = weakKeyReason(cert);
+    if (weak) {
+      this.log.error('new TLS certificate refused; still serving the previous certificate', { certFile: this.opts.certFile, reason: weak, fix: WEAK_KEY_FIX, ...this.describeCert(cert) });
+      return false;
+    }
     try {
       this.server.setSecureContext({ cert, key, minVersion: this.opts.minTlsVersion ?? 'TLSv1.3' });
     } catch (e) {
@@ -165,6 +197,13 @@ export class WebhookServer {
         (err: Error) => sendText(res, 500, `cannot collect metrics: ${err.message}\n`),
       );
       return;
+    }
+    if (req.method !== 'POST' && findRoute(path)) {
+      // The API server only POSTs reviews; anything else is a probe or a mistake, answered before any body is read.
+      this.metrics.requests.inc({ path, verdict: 'malformed' });
+      req.resume();
+      res.setHeader('Allow', 'POST');
+      return sendText(res, 405, `method ${req.method ?? ''} is not allowed on ${path}; admission reviews are sent with POST\n`);
     }
     const started = performance.now();
     const chunks: Buffer[] = [];
@@ -208,7 +247,8 @@ export class WebhookServer {
       outcome = { body: { response: { uid: '', allowed: false, status: { metadata: {}, message: `internal error: ${(e as Error).message}`, code: 500 } } }, verdict: 'errored', code: 500 };
     }
     const payload = JSON.stringify(outcome.body);
-    this.metrics.requests.inc({ path, verdict: outcome.verdict });
+    // Unknown paths share one label value: a label per raw path lets any client grow /metrics without bound.
+    this.metrics.requests.inc({ path: findRoute(path) ? path : OTHER_PATH, verdict: outcome.verdict });
     if (!res.destroyed) {
       res.writeHead(outcome.code === 404 && outcome.verdict === 'malformed' ? 404 : 200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) });
       res.end(payload, () => this.metrics.duration.observe((performance.now() - started) / 1000));
@@ -231,6 +271,9 @@ export class WebhookServer {
     }
   }
 }
+
+/** The `path` label of every request to a path that serves no review. */
+export const OTHER_PATH = 'other';
 
 function sendText(res: ServerResponse, code: number, text: string, contentType = 'text/plain; charset=utf-8'): void {
   res.writeHead(code, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text) });

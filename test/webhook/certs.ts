@@ -9,8 +9,8 @@ export interface TestPki {
   dir: string;
   caFile: string;
   ca: Buffer;
-  /** Writes a new key and certificate signed by the CA to certFile/keyFile; returns the certificate. */
-  issue(certFile: string, keyFile: string, commonName: string): Buffer;
+  /** Writes a new key (EC P-256, or RSA of `rsaBits`) and certificate signed by the CA to certFile/keyFile; returns the certificate. */
+  issue(certFile: string, keyFile: string, commonName: string, opts?: { rsaBits?: number }): Buffer;
 }
 
 function openssl(args: string[], cwd: string): void {
@@ -25,9 +25,10 @@ export function makePki(dir = mkdtempSync(join(tmpdir(), 'karmada-lite-pki-'))):
     dir,
     caFile: join(dir, 'ca.crt'),
     ca: readFileSync(join(dir, 'ca.crt')),
-    issue(certFile, keyFile, commonName) {
+    issue(certFile, keyFile, commonName, opts = {}) {
       const tag = `srv${serial++}`;
-      openssl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${tag}.key`, '-out', `${tag}.csr`, '-subj', `/CN=${commonName}`], dir);
+      const key = opts.rsaBits ? ['-newkey', `rsa:${opts.rsaBits}`] : ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'];
+      openssl(['req', ...key, '-nodes', '-keyout', `${tag}.key`, '-out', `${tag}.csr`, '-subj', `/CN=${commonName}`], dir);
       openssl(['x509', '-req', '-in', `${tag}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-set_serial', String(Date.now() + serial), '-days', '2', '-extfile', 'san.ext', '-out', `${tag}.crt`], dir);
       const cert = readFileSync(join(dir, `${tag}.crt`));
       writeFileSync(keyFile, readFileSync(join(dir, `${tag}.key`)));

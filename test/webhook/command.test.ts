@@ -30,6 +30,15 @@ describe('karmada-lite webhook (the command)', () => {
     expect(r.stderr).toContain(message);
   });
 
+  it('exits 2 at start with a certificate whose RSA key is under 2048 bits, saying what to do', () => {
+    const pki = makePki();
+    pki.issue(join(pki.dir, 'weak.crt'), join(pki.dir, 'weak.key'), 'weak', { rsaBits: 1024 });
+    const [cmd, a] = args(['--cert-file', join(pki.dir, 'weak.crt'), '--key-file', join(pki.dir, 'weak.key'), '--port', '0', '--bind-address', '127.0.0.1', '--existing-rics', join(root, 'test/validation/fixtures/risky-ric.yaml')]);
+    const r = spawnSync(cmd, a, { cwd: root, encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(`error: --cert-file ${join(pki.dir, 'weak.crt')} is refused: its RSA key has 1024 bits, under the minimum of 2048; issue a certificate with an RSA key of at least 2048 bits or an EC P-256 key (scripts/deploy-cert.sh makes one)`);
+  });
+
   it('serves with existing RICs from files, logs JSON lines, and stops cleanly on SIGTERM', async () => {
     const pki = makePki();
     const cert = join(pki.dir, 'tls.crt');

@@ -17,6 +17,7 @@ const logLines: Record<string, unknown>[] = [];
 
 interface Reply {
   status: number;
+  headers: import('node:http').IncomingHttpHeaders;
   text: string;
   json: any;
   peer: PeerCertificate;
@@ -38,7 +39,7 @@ function send(path: string, body: string | Buffer | undefined, opts: { method?: 
         } catch {
           json = undefined;
         }
-        resolve({ status: res.statusCode ?? 0, text, json, peer: (res.socket as import('node:tls').TLSSocket).getPeerCertificate() });
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json, peer: (res.socket as import('node:tls').TLSSocket).getPeerCertificate() });
       });
     });
     req.on('error', reject);
@@ -143,6 +144,44 @@ describe('webhook server', () => {
     });
   });
 
+  it('accepts application/json with a charset parameter, and refuses a charset other than UTF-8', async () => {
+    const body = review({ uid: 'ct', operation: 'CREATE', namespace: 'default', object: pp({ resourceSelectors: [{ apiVersion: 'v1', kind: 'Pod', namespace: 'default' }] }) });
+    for (const contentType of ['application/json; charset=utf-8', 'Application/JSON;charset="UTF-8"', 'application/json ; foo=bar']) {
+      const r = await send('/validate-propagationpolicy', body, { contentType });
+      expect(r.json.response, contentType).toMatchObject({ uid: 'ct', allowed: true });
+    }
+    const latin = await send('/validate-propagationpolicy', body, { contentType: 'application/json; charset=iso-8859-1' });
+    expect(latin.json.response).toMatchObject({ allowed: false, status: { code: 400, message: 'contentType=application/json; charset=iso-8859-1: charset iso-8859-1 is not supported; send UTF-8 JSON' } });
+    expect((await send('/validate-propagationpolicy', body, { contentType: 'application/jsonx' })).json.response.status.code).toBe(400);
+  });
+
+  it.each(['PUT', 'DELETE', 'GET', 'PATCH'])('answers %s on a review path with 405 and Allow: POST', async (method) => {
+    const body = method === 'GET' ? undefined : review({ uid: 'm', operation: 'CREATE', namespace: 'default', object: pp({}) });
+    for (const path of ['/validate-propagationpolicy', '/mutate-work']) {
+      const r = await send(path, body, { method });
+      expect(r.status).toBe(405);
+      expect(r.headers.allow).toBe('POST');
+      expect(r.text).toContain(`method ${method} is not allowed on ${path}`);
+    }
+    // the connection pool and the server are fine afterwards
+    expect((await send('/healthz', undefined, { method: 'GET' })).text).toBe('ok');
+  });
+
+  it('counts unknown paths under one path label: /metrics does not grow with the paths clients invent', async () => {
+    const other = 'karmada_lite_webhook_requests_total{path="other",verdict="malformed"}';
+    const metric = (text: string) => Number(new RegExp(`^${other.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+    const before = (await send('/metrics', undefined, { method: 'GET' })).text;
+    for (let i = 0; i < 200; i += 20) await Promise.all(Array.from({ length: 20 }, (_, j) => send(`/probe-${i + j}-${'x'.repeat(40)}`, '{}')));
+    await send('/validate-propagationpolicy', '{', { method: 'PUT' });
+    const after = (await send('/metrics', undefined, { method: 'GET' })).text;
+    expect(metric(after) - metric(before)).toBe(200);
+    expect(after).not.toContain('/probe-');
+    // Every path label value is a review path or `other`.
+    const paths = new Set([...after.matchAll(/^karmada_lite_webhook_requests_total\{path="([^"]*)"/gm)].map((m) => m[1]));
+    for (const p of paths) expect(p === 'other' || /^\/(validate|mutate)-[a-z]+$/.test(p!), p).toBe(true);
+    expect(after.length - before.length).toBeLessThan(2_000);
+  });
+
   it('serves many concurrent reviews on one connection pool', async () => {
     const body = review({ uid: 'c', operation: 'CREATE', namespace: 'default', object: pp({ resourceSelectors: [{ apiVersion: 'v1', kind: 'Pod', namespace: 'default' }] }) });
     const replies = await Promise.all(Array.from({ length: 50 }, () => send('/validate-propagationpolicy', body)));
@@ -229,12 +268,45 @@ describe('webhook server', () => {
     });
     expect(err).toBeDefined();
   });
+  it('refuses a rotated certificate with an RSA key under 2048 bits, logs why, and keeps serving the previous one', async () => {
+    const { readFileSync } = await import('node:fs');
+    const servedBefore = String((await send('/healthz', undefined, { method: 'GET' })).peer.subject.CN);
+    const weakCert = join(pki.dir, 'weak.crt');
+    const weakKey = join(pki.dir, 'weak.key');
+    pki.issue(weakCert, weakKey, 'weak', { rsaBits: 1024 });
+    writeFileSync(keyFile, readFileSync(weakKey));
+    writeFileSync(certFile, readFileSync(weakCert));
+    const refused = () => logLines.find((l) => l.level === 'error' && String(l.msg).startsWith('new TLS certificate refused'));
+    for (let i = 0; i < 100 && !refused(); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(refused()).toMatchObject({ reason: 'its RSA key has 1024 bits, under the minimum of 2048', msg: 'new TLS certificate refused; still serving the previous certificate' });
+    expect(String(refused()!.fix)).toContain('at least 2048 bits');
+    expect((await send('/healthz', undefined, { method: 'GET' })).peer.subject.CN).toBe(servedBefore);
+    // A 2048-bit RSA certificate is fine.
+    const okCert = join(pki.dir, 'rsa2048.crt');
+    const okKey = join(pki.dir, 'rsa2048.key');
+    pki.issue(okCert, okKey, 'rsa2048', { rsaBits: 2048 });
+    writeFileSync(keyFile, readFileSync(okKey));
+    writeFileSync(certFile, readFileSync(okCert));
+    let cn = '';
+    for (let i = 0; i < 100 && cn !== 'rsa2048'; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      cn = String((await send('/healthz', undefined, { method: 'GET' })).peer.subject.CN);
+    }
+    expect(cn).toBe('rsa2048');
+  });
 });
 
 describe('webhook server startup', () => {
   it('explains a missing certificate file', async () => {
     const s = new WebhookServer({ certFile: '/nonexistent/tls.crt', keyFile: '/nonexistent/tls.key', port: 0, bindAddress: '127.0.0.1' });
     await expect(s.start()).rejects.toThrow(/cannot read --cert-file \/nonexistent\/tls\.crt/);
+  });
+
+  it('refuses to start with an RSA key under 2048 bits and says what to do', async () => {
+    const other = makePki();
+    other.issue(join(other.dir, 'w.crt'), join(other.dir, 'w.key'), 'w', { rsaBits: 1024 });
+    const s = new WebhookServer({ certFile: join(other.dir, 'w.crt'), keyFile: join(other.dir, 'w.key'), port: 0, bindAddress: '127.0.0.1' });
+    await expect(s.start()).rejects.toThrow(/--cert-file \S+w\.crt is refused: its RSA key has 1024 bits, under the minimum of 2048; issue a certificate with an RSA key of at least 2048 bits/);
   });
 
   it('explains a key that does not belong to the certificate', async () => {

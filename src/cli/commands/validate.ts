@@ -9,6 +9,7 @@ interface ValidateOptions {
   output: 'text' | 'json';
   quiet?: boolean;
   featureGates?: string;
+  strict?: boolean;
 }
 
 export function registerValidate(program: Command): void {
@@ -19,6 +20,7 @@ export function registerValidate(program: Command): void {
     .option('-o, --output <format>', 'text or json', 'text')
     .option('-q, --quiet', 'print only errors, no summary line')
     .option('--feature-gates <gates>', 'Karmada alpha rules to turn on, e.g. MultiplePodTemplatesScheduling=true')
+    .option('--strict', 'warnings are errors: a RIC script with a known trap (or a deprecated spelling) fails the check')
     .addHelpText(
       'after',
       `
@@ -33,6 +35,11 @@ objects (resource templates) only need apiVersion, kind and metadata.name.
 A document without metadata.namespace is checked as if applied with -n: the resource selectors'
 namespaces are then not compared with the policy's. Deprecated spellings that defaulting rewrites
 (purgeMode Immediately/Graciously) are accepted with a warning.
+
+RIC scripts are also scanned for known traps: an xpcall message handler with a loop or recursion,
+\`while true do\` (or \`repeat ... until false\`) with no break, return or error(), string.rep of a huge
+constant, \`s = s .. s\` in a loop, a for loop to math.huge. Each is a warning naming the operation
+and line; --strict makes warnings errors (exit 1).
 
 Errors name the file, the document index, the object and the field:
   policy.yaml[2] PropagationPolicy default/nginx: spec.placement.replicaScheduling.replicaSchedulingType: must be one of Duplicated, Divided
@@ -58,7 +65,7 @@ Examples:
         process.exitCode = 2;
         return;
       }
-      const results = lintDocuments(docs, { gates, compileLua: luaCompile });
+      const results = lintDocuments(docs, { gates, compileLua: luaCompile, strict: opts.strict });
       if (opts.output === 'json') {
         process.stdout.write(JSON.stringify(results, null, 2) + '\n');
       } else {
@@ -69,7 +76,8 @@ Examples:
         if (!opts.quiet) {
           const bad = results.filter((r) => r.status !== 'valid').length;
           const files = new Set(results.map((r) => r.file)).size;
-          process.stdout.write(`${results.length} document(s) in ${files} file(s): ${results.length - bad} valid, ${bad} invalid\n`);
+          const warned = results.filter((r) => r.warnings.length > 0).length;
+          process.stdout.write(`${results.length} document(s) in ${files} file(s): ${results.length - bad} valid, ${bad} invalid${warned ? `, ${warned} with warnings` : ''}\n`);
         }
       }
       process.exitCode = lintExitCode(results);

@@ -18,6 +18,7 @@ export interface WebhookOptions {
   logLevel: string;
   tlsMinVersion: string;
   certReloadInterval: string;
+  rejectRiskyScripts?: boolean;
 }
 
 export function registerWebhook(program: Command): void {
@@ -35,6 +36,7 @@ export function registerWebhook(program: Command): void {
     .option('--log-level <level>', 'debug, info, warn or error', 'info')
     .option('--tls-min-version <version>', 'TLSv1.2 or TLSv1.3', 'TLSv1.3')
     .option('--cert-reload-interval <ms>', 'how often to check the certificate files for changes, in milliseconds', '1000')
+    .option('--reject-risky-scripts', 'refuse RICs whose Lua scripts have a known trap (an xpcall handler that loops, while true with no way out, a huge string.rep) instead of admitting them with warnings')
     .addHelpText(
       'after',
       `
@@ -75,7 +77,7 @@ export async function toServerOptions(opts: WebhookOptions) {
   if (!Number.isFinite(interval) || interval < 10) throw new Error(`--cert-reload-interval must be at least 10 (milliseconds), got ${opts.certReloadInterval}`);
   if (opts.kubeconfig && opts.existingRics) throw new Error('give either --kubeconfig or --existing-rics, not both');
   const logger = createLogger({ level: opts.logLevel });
-  const ctx: ReviewContext = { gates: parseFeatureGates(opts.featureGates), compileLua: luaCompile, schema: opts.schema };
+  const ctx: ReviewContext = { gates: parseFeatureGates(opts.featureGates), compileLua: luaCompile, schema: opts.schema, riskyScripts: opts.rejectRiskyScripts ? 'reject' : 'warn' };
   if (opts.kubeconfig) {
     const { KubeConfig } = await import('@kubernetes/client-node');
     const { clusterRicLister } = await import('../../webhook/ric-source.js');
