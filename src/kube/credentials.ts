@@ -1,4 +1,25 @@
+import { createHash } from 'node:crypto';
 import { KubeConfig } from '@kubernetes/client-node';
+import { KarmadaClusterNamespace } from '../api/constants.js';
+
+/** The Secret a Cluster's credentials are in; its namespace defaults to karmada-cluster. */
+export function secretRefOf(cluster: any): { namespace: string; name: string } | undefined {
+  const ref = cluster?.spec?.secretRef as { namespace?: string; name?: string } | undefined;
+  return ref?.name ? { namespace: ref.namespace || KarmadaClusterNamespace, name: ref.name } : undefined;
+}
+
+/** What of a Secret a member connection is made from: a change of its labels alone does not reconnect. */
+export function secretSignature(secret: any): string {
+  const data = (secret?.data ?? {}) as Record<string, string>;
+  const keys = Object.keys(data).sort();
+  return createHash('sha256').update(JSON.stringify(keys.map((k) => [k, data[k]]))).digest('hex').slice(0, 16);
+}
+
+/** The Cluster fields a member connection is made from: when they change, the client is made again. */
+export function clusterSignature(cluster: any): string {
+  const s = cluster?.spec ?? {};
+  return JSON.stringify([s.apiEndpoint, s.secretRef?.namespace, s.secretRef?.name, s.insecureSkipTLSVerification === true, s.proxyURL]);
+}
 
 /**
  * A push-mode member's credentials: the Cluster's `spec.apiEndpoint` plus the Secret its `secretRef`

@@ -3,20 +3,38 @@
  * equal to one recorded before (same object, type, reason, message and source) bumps that Event's count
  * and lastTimestamp instead of creating another object. Repeats that arrive while a write for the same
  * Event is in flight are folded into the next write, so a burst costs two writes, not one per repeat.
+ *
+ * Unlike client-go, the series is shared by every replica that records it: the Event's name is derived
+ * from what makes two events equal, so replicas running without leader election (or an old leader and a
+ * new one) write the same object. A create that finds it there already, or a count patch that lost a race
+ * (its resourceVersion precondition failed), reads the stored count and adds what this replica saw.
  */
+import { createHash } from 'node:crypto';
 import type { CoreEvent } from '../core/ports.js';
 
-/** The one call the recorder needs from a REST client; throws an error with `code` 404 when the Event is gone. */
-export type EventRequest = (method: 'POST' | 'PATCH', path: string, body: unknown, contentType?: string) => Promise<{ metadata?: { name?: string } } | undefined>;
+/** What the apiserver answers about an Event. */
+export interface StoredEvent {
+  metadata?: { name?: string; resourceVersion?: string };
+  count?: number;
+  lastTimestamp?: string;
+}
+
+/**
+ * The one call the recorder needs from a REST client. It throws an error with `code` 404 when the
+ * Event is gone and 409 when it exists already (POST) or has changed since (PATCH with a resourceVersion).
+ */
+export type EventRequest = (method: 'POST' | 'PATCH', path: string, body: unknown, contentType?: string) => Promise<StoredEvent | undefined>;
 
 interface Series {
-  name?: string;
+  name: string;
   count: number;
-  /** Count already written. */
+  /** Count of this replica's already written. */
   written: number;
   firstTimestamp: string;
   lastTimestamp: string;
   busy: boolean;
+  /** The Event as last seen on the server; undefined when it has to be created (or read) first. */
+  stored?: { resourceVersion: string; count: number; lastTimestamp?: string };
 }
 
 export interface EventRecorderOptions {
@@ -28,6 +46,25 @@ export interface EventRecorderOptions {
   onError?: (reason: string, err: Error) => void;
 }
 
+/** Lost races on one write before it is given up (Events are best effort). */
+const MAX_CONFLICTS = 5;
+
+/** Longest object name kept in an Event name: with the dot and the hash, at most 253 characters. */
+const NAME_PREFIX_MAX = 253 - 17;
+
+/**
+ * The Event's name: the object's name (as client-go's `<name>.<suffix>`) and a hash of what makes two
+ * events equal, so every replica names the same event the same way.
+ */
+export function eventName(component: string, ev: CoreEvent): string {
+  const io = ev.involvedObject;
+  const key = [component, io.apiVersion, io.kind, io.namespace ?? '', io.name, io.uid ?? '', ev.type, ev.reason, ev.message].join('\u0000');
+  const hash = createHash('sha256').update(key).digest('hex').slice(0, 16);
+  return `${io.name.slice(0, NAME_PREFIX_MAX)}.${hash}`;
+}
+
+const codeOf = (e: unknown) => (e as { code?: number }).code;
+
 export class EventRecorder {
   private readonly series = new Map<string, Series>();
   private readonly pending = new Set<Promise<void>>();
@@ -35,8 +72,8 @@ export class EventRecorder {
   constructor(private readonly opts: EventRecorderOptions) {}
 
   record(ev: CoreEvent): void {
-    const io = ev.involvedObject;
-    const key = [io.apiVersion, io.kind, io.namespace ?? '', io.name, io.uid ?? '', ev.type, ev.reason, ev.message].join('\u0000');
+    const name = eventName(this.opts.component, ev);
+    const key = `${ev.involvedObject.namespace || 'default'}/${name}`;
     const now = (this.opts.now ?? (() => new Date()))().toISOString();
     let s = this.series.get(key);
     if (s) {
@@ -45,7 +82,7 @@ export class EventRecorder {
       s.count++;
       s.lastTimestamp = now;
     } else {
-      s = { count: 1, written: 0, firstTimestamp: now, lastTimestamp: now, busy: false };
+      s = { name, count: 1, written: 0, firstTimestamp: now, lastTimestamp: now, busy: false };
       const max = this.opts.maxSeries ?? 4096;
       if (this.series.size >= max) this.series.delete(this.series.keys().next().value!);
     }
@@ -68,43 +105,73 @@ export class EventRecorder {
     const io = ev.involvedObject;
     const ns = io.namespace || 'default';
     const base = `/api/v1/namespaces/${encodeURIComponent(ns)}/events`;
+    const path = `${base}/${encodeURIComponent(s.name)}`;
+    const patch = (body: unknown) => this.opts.request('PATCH', path, body, 'application/merge-patch+json');
+    let conflicts = 0;
     try {
       while (s.written < s.count) {
         const count = s.count;
-        if (s.name) {
+        const delta = count - s.written;
+        if (!s.stored) {
           try {
-            await this.opts.request('PATCH', `${base}/${encodeURIComponent(s.name)}`, { count, lastTimestamp: s.lastTimestamp }, 'application/merge-patch+json');
+            const created = await this.opts.request('POST', base, {
+              apiVersion: 'v1',
+              kind: 'Event',
+              metadata: { name: s.name, namespace: ns },
+              involvedObject: { apiVersion: io.apiVersion, kind: io.kind, namespace: io.namespace, name: io.name, ...(io.uid ? { uid: io.uid } : {}) },
+              type: ev.type,
+              reason: ev.reason,
+              message: ev.message,
+              source: { component: this.opts.component },
+              reportingComponent: this.opts.component,
+              firstTimestamp: s.firstTimestamp,
+              lastTimestamp: s.lastTimestamp,
+              count: delta,
+            });
+            s.stored = storedOf(created, delta);
             s.written = count;
             continue;
           } catch (e) {
-            // Gone (expired by the apiserver's TTL, or deleted): start a new Event for the series.
-            if ((e as { code?: number }).code !== 404) throw e;
-            s.name = undefined;
+            // Another replica (or this one, before it forgot the series) created it: count on top of it.
+            if (codeOf(e) !== 409) throw e;
+            s.stored = storedOf(await patch({}), 0);
           }
         }
-        const created = await this.opts.request('POST', base, {
-          apiVersion: 'v1',
-          kind: 'Event',
-          metadata: { generateName: `${io.name}.`, namespace: ns },
-          involvedObject: { apiVersion: io.apiVersion, kind: io.kind, namespace: io.namespace, name: io.name, ...(io.uid ? { uid: io.uid } : {}) },
-          type: ev.type,
-          reason: ev.reason,
-          message: ev.message,
-          source: { component: this.opts.component },
-          reportingComponent: this.opts.component,
-          firstTimestamp: s.firstTimestamp,
-          lastTimestamp: s.lastTimestamp,
-          count,
-        });
-        s.name = created?.metadata?.name;
-        s.written = count;
+        const stored = s.stored!;
+        try {
+          const last = later(stored.lastTimestamp, s.lastTimestamp);
+          const out = await patch({ metadata: { resourceVersion: stored.resourceVersion }, count: stored.count + delta, lastTimestamp: last });
+          s.stored = storedOf(out, stored.count + delta);
+          s.written = count;
+        } catch (e) {
+          const code = codeOf(e);
+          if (code === 404) {
+            // Gone (expired by the apiserver's TTL, or deleted): start a new Event for the series.
+            s.stored = undefined;
+            continue;
+          }
+          if (code !== 409 || ++conflicts > MAX_CONFLICTS) throw e;
+          // Another replica counted meanwhile: read its count and add ours to it.
+          s.stored = storedOf(await patch({}), stored.count);
+        }
       }
     } catch (e) {
       // Events are best effort: a failed write is dropped, not retried.
       s.written = s.count;
+      s.stored = undefined;
       this.opts.onError?.(ev.reason, e as Error);
     } finally {
       s.busy = false;
     }
   }
+}
+
+/** What the server answered, with what was sent as the fallback for a server that answers no body. */
+function storedOf(out: StoredEvent | undefined, count: number): Series['stored'] {
+  return { resourceVersion: out?.metadata?.resourceVersion ?? '', count: typeof out?.count === 'number' ? out.count : count, lastTimestamp: out?.lastTimestamp };
+}
+
+/** The later of two timestamps: a replica whose repeat is older does not move lastTimestamp back. */
+function later(a: string | undefined, b: string): string {
+  return a && Date.parse(a) > Date.parse(b) ? a : b;
 }

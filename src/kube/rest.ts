@@ -172,6 +172,12 @@ export class RestClient {
     return p;
   }
 
+  /** Closes the kept-alive connections: a client made for credentials that were replaced is not used again. */
+  close(): void {
+    (this.agent as HttpsAgent | undefined)?.destroy?.();
+    this.agent = undefined;
+  }
+
   /** Forgets discovery, e.g. after CRDs were installed. */
   resetDiscovery(): void {
     this.discovery.clear();

@@ -4,7 +4,10 @@
  *
  * The control plane (host) watches the Karmada kinds plus the template kinds some policy selects;
  * each member cluster (a push-mode Cluster object) gets its own client, informers for the kinds applied
- * to it, and a /readyz probe whose answer is the Cluster's Ready condition.
+ * to it, and a probe (/readyz, then one request that needs rights) whose answer is the Cluster's Ready
+ * condition (cluster-health.ts). The client is made again when the Cluster's endpoint or its Secret's data
+ * changes (the Secrets are watched). Writes to a member go through its gate (member-gate.ts), so that a
+ * member that stopped answering fails its own writes at once instead of making everyone wait.
  *
  * A write's result goes into the cache at once and is reported as a change (stamped with the writing
  * controller); the watch event for the same resourceVersion is then dropped by the informer, so every
@@ -20,9 +23,11 @@ import type { AsyncWriter } from '../runtime/runner.js';
 import type { Logger } from '../runtime/log.js';
 import { StoreError, type RecordedEvent, type WatchEvent, type WatchHandler } from '../store/types.js';
 import { isAdmissionKind, mutate } from '../validation/rules.js';
-import { memberKubeConfig } from './credentials.js';
+import { ACCESS_CHECK_PATH, collectionFailedCondition, readyConditionOf, type ProbeFailure, type ProbeOutcome, type ReadyCondition } from './cluster-health.js';
+import { clusterSignature, memberKubeConfig, secretRefOf, secretSignature } from './credentials.js';
 import { EventRecorder } from './events.js';
 import { Informer } from './informer.js';
+import { MemberGate } from './member-gate.js';
 import { ApiError, RestClient } from './rest.js';
 
 /** Thrown by a read of a kind whose cache is still filling: the reconcile fails and is retried. */
@@ -63,6 +68,8 @@ class ApiCache {
     readonly rest: RestClient,
     private readonly onChange: (cluster: string | undefined, type: string, obj: any, old: any) => void,
     private readonly log: Logger,
+    /** Timeout of the writes through this client (undefined: the client's default). */
+    readonly writeTimeoutMs?: number,
   ) {}
 
   /** Starts watching a kind (idempotent); resolves when its cache is filled. */
@@ -114,21 +121,56 @@ class ApiCache {
     for (const w of this.kinds.values()) w.informer?.stop();
     this.kinds.clear();
   }
+
+  /** Stops watching and closes the client's connections (a member disconnected or reconnected with new credentials). */
+  close(): void {
+    this.stop();
+    this.rest.close();
+  }
 }
 
 /** Consecutive failed /readyz probes that turn a ready member not ready. */
 const PROBE_FAILURES_TO_NOT_READY = 2;
 
+/** A member write (one small object) that has not been answered in this long is given up and retried. */
+const MEMBER_WRITE_TIMEOUT_MS = 10_000;
+
+/** Timeout of each request of a probe. */
+const PROBE_TIMEOUT_MS = 5_000;
+
 interface Member {
   name: string;
   cache: ApiCache;
-  /** The Cluster's resourceVersion + secret that this connection was made from. */
+  /** Refuses writes while the member does not answer, so that they fail at once instead of waiting. */
+  gate: MemberGate;
+  /** The Cluster fields this connection was made from (clusterSignature). */
   signature: string;
+  /** `namespace/name` of the Secret, and the secretSignature of the data this connection was made from. */
+  secret: string;
+  secretDigest: string;
   ready?: boolean;
   /** Failed probes in a row: one failure alone (a slow answer on a busy machine) does not make a cluster not ready. */
   failures?: number;
   apiEnablements?: Array<{ groupVersion: string; resources: Array<{ name: string; kind: string }> }>;
+  /** A probe of this member is under way: the next round leaves it alone instead of waiting for it. */
+  probing?: boolean;
 }
+
+/**
+ * Secrets of one namespace, watched so that a rotated token or CA reconnects its members at once. No
+ * informer: listing or watching Secrets there is not allowed, and each probe round reads them instead.
+ */
+interface SecretWatch {
+  informer?: Informer;
+}
+
+/** A request that got no answer: the host may be back in a moment, so nothing is concluded from it. */
+const isTransportError = (e: unknown) => e instanceof Error && !(e instanceof ApiError) && /ECONN|EPIPE|timed out|socket hang up|network/i.test(e.message);
+
+const isAnswer = (e: unknown) => e instanceof ApiError;
+
+/** A probe request's failure: with the HTTP status when the member answered. */
+const failureOf = (e: unknown): ProbeFailure => ({ code: e instanceof ApiError ? e.code : undefined, message: (e as Error).message });
 
 export interface KubeStoreOptions {
   host: KubeConfig;
@@ -153,6 +195,9 @@ export class KubeStore implements ObjectReader, AsyncWriter {
   readonly host: ApiCache;
   private readonly members = new Map<string, Member>();
   private readonly connecting = new Map<string, Promise<void>>();
+  /** Members whose Cluster or Secret changed while they were connecting: connected again after that. */
+  private readonly reconnect = new Set<string>();
+  private readonly secretWatches = new Map<string, SecretWatch>();
   private readonly handlers: WatchHandler[] = [];
   private origin: string | undefined;
   private probeTimer: NodeJS.Timeout | undefined;
@@ -201,7 +246,9 @@ export class KubeStore implements ObjectReader, AsyncWriter {
     this.stopped = true;
     if (this.probeTimer) clearTimeout(this.probeTimer);
     this.host.stop();
-    for (const m of this.members.values()) m.cache.stop();
+    for (const w of this.secretWatches.values()) w.informer?.stop();
+    this.secretWatches.clear();
+    for (const m of this.members.values()) m.cache.close();
     this.members.clear();
   }
 
@@ -309,37 +356,75 @@ export class KubeStore implements ObjectReader, AsyncWriter {
   // ---------------------------------------------------------------------------------------------
   // Members
 
-  private connectMember(cluster: any): void {
+  private connectMember(cluster: any, polled?: any): void {
     const name = cluster.metadata.name as string;
     if (this.stopped || cluster.metadata.deletionTimestamp) return;
-    const ref = cluster.spec?.secretRef;
-    const signature = `${cluster.spec?.apiEndpoint}|${ref?.namespace}/${ref?.name}|${cluster.spec?.insecureSkipTLSVerification}`;
-    if (this.members.get(name)?.signature === signature || this.connecting.has(name)) return;
+    if (this.connecting.has(name)) {
+      this.reconnect.add(name);
+      return;
+    }
+    const signature = clusterSignature(cluster);
+    const ref = secretRefOf(cluster);
+    if (ref) this.watchSecrets(ref.namespace);
+    const m = this.members.get(name);
+    if (m && m.signature === signature && polled === undefined) {
+      // Same Cluster fields: connected again only when the Secret changed (seen through its watch).
+      const cached = ref ? this.cachedSecret(ref.namespace, ref.name) : undefined;
+      if (cached === undefined || (cached !== null && secretSignature(cached) === m.secretDigest)) return;
+    }
+    if (m && m.signature === signature && polled && secretSignature(polled) === m.secretDigest) return;
     const p = (async () => {
       try {
-        if (!ref?.name) throw new Error('spec.secretRef is not set (only push mode with a token or kubeconfig Secret is supported)');
-        const secret = await this.host.rest.request('GET', `/api/v1/namespaces/${encodeURIComponent(ref.namespace ?? 'karmada-cluster')}/secrets/${encodeURIComponent(ref.name)}`);
-        const kc = memberKubeConfig(cluster, secret);
-        const cache = new ApiCache(name, new RestClient(kc), (c, t, o, old) => this.changed(c, t, o, old), this.log);
-        // Filled before the member is handed out (see start()), so that a reconnect does not look like failed applies either.
-        await withTimeout(
-          Promise.all(this.workKinds(name).map((t) => cache.watch(t).catch((e) => this.log.debug('cannot watch a member kind', { cluster: name, kind: t.kind, err: (e as Error).message })))),
-          this.opts.warmUpTimeoutMs ?? 10_000,
-        );
-        if (this.stopped) {
-          cache.stop();
+        let member: Member;
+        let secretResourceVersion: string | undefined;
+        try {
+          if (!ref) throw new Error('spec.secretRef is not set (only push mode with a token or kubeconfig Secret is supported)');
+          const secret = polled ?? (await this.readSecret(ref.namespace, ref.name));
+          const kc = memberKubeConfig(cluster, secret);
+          const cache = new ApiCache(name, new RestClient(kc), (c, t, o, old) => this.changed(c, t, o, old), this.log, MEMBER_WRITE_TIMEOUT_MS);
+          member = { name, cache, gate: new MemberGate({ cluster: name }, isAnswer), signature, secret: `${ref.namespace}/${ref.name}`, secretDigest: secretSignature(secret) };
+          secretResourceVersion = secret?.metadata?.resourceVersion;
+        } catch (e) {
+          this.log.error('cannot connect to member cluster', { cluster: name, err: (e as Error).message });
+          // The host answered (no such Secret, not allowed to read it) or the Secret makes no client: the
+          // old connection's credentials are not the Secret's any more. A host that did not answer changes nothing.
+          if (e instanceof ApiError || !isTransportError(e)) {
+            this.disconnectMember(name);
+            this.reportReadiness();
+            await this.writeReady(name, collectionFailedCondition((e as Error).message));
+          }
           return;
         }
+        const cache = member.cache;
+        // The new credentials are tried first: caches they cannot fill (a bad token or CA) are not waited
+        // for, and the connection they replace is given up at once instead of staying in use.
+        const outcome = await this.check(member);
+        if (!outcome.health && !outcome.access) {
+          // Filled before the member is handed out (see start()), so that a reconnect does not look like failed applies either.
+          await withTimeout(
+            Promise.all(this.workKinds(name).map((t) => cache.watch(t).catch((e) => this.log.debug('cannot watch a member kind', { cluster: name, kind: t.kind, err: (e as Error).message })))),
+            this.opts.warmUpTimeoutMs ?? 10_000,
+          );
+        }
+        if (this.stopped) {
+          cache.close();
+          return;
+        }
+        const replaced = this.members.has(name);
         this.disconnectMember(name);
-        this.members.set(name, { name, cache, signature });
+        this.members.set(name, member);
         await this.ensureNamespace(this.host, generateExecutionSpaceName(name));
-        this.log.info('member cluster connected', { cluster: name, endpoint: cluster.spec?.apiEndpoint });
-        await this.probe(name);
+        this.log.info(replaced ? 'member cluster reconnected' : 'member cluster connected', { cluster: name, endpoint: cluster.spec?.apiEndpoint, secret: member.secret, secretResourceVersion });
+        await this.record(member, outcome);
       } catch (e) {
         this.log.error('cannot connect to member cluster', { cluster: name, err: (e as Error).message });
-        // Tried again when the Cluster changes or at the next probe round.
+        // Tried again when the Cluster or its Secret changes, or at the next probe round.
       } finally {
         this.connecting.delete(name);
+        if (this.reconnect.delete(name)) {
+          const cur = this.host.existing(CLUSTER)?.get(undefined, name);
+          if (cur) this.connectMember(cur);
+        }
       }
     })();
     this.connecting.set(name, p);
@@ -348,15 +433,86 @@ export class KubeStore implements ObjectReader, AsyncWriter {
   private disconnectMember(name: string): void {
     const m = this.members.get(name);
     if (!m) return;
-    m.cache.stop();
+    m.cache.close();
     this.members.delete(name);
   }
 
-  private async probeAll(): Promise<void> {
+  /**
+   * The Secret from the watch of its namespace: null when that cache says there is none, undefined when
+   * the namespace's Secrets are not watched (yet, or not allowed).
+   */
+  private cachedSecret(namespace: string, name: string): any {
+    const inf = this.secretWatches.get(namespace)?.informer;
+    if (!inf?.hasSynced) return undefined;
+    return inf.get(namespace, name) ?? null;
+  }
+
+  private async readSecret(namespace: string, name: string): Promise<any> {
+    const cached = this.cachedSecret(namespace, name);
+    if (cached) return cached;
+    return this.host.rest.request('GET', `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`);
+  }
+
+  /** Watches the Secrets of a namespace that holds member credentials (once; falls back to reading them per probe round). */
+  private watchSecrets(namespace: string): void {
+    if (this.stopped || this.secretWatches.has(namespace)) return;
+    const w: SecretWatch = {};
+    this.secretWatches.set(namespace, w);
+    const inf = new Informer(this.host.rest, {
+      path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets`,
+      onError: (err) => {
+        if (err instanceof ApiError && (err.code === 403 || err.code === 401)) {
+          // RBAC grants get only: the probe rounds read each Secret instead (deploy/controller grants list and watch).
+          inf.stop();
+          w.informer = undefined;
+          this.log.info('cannot watch member Secrets; reading them every probe round instead', { namespace, err: err.message });
+          return;
+        }
+        this.log.warn('watch failed', { cluster: 'host', kind: 'Secret', namespace, err: (err as Error).message });
+      },
+    });
+    inf.on((_type, obj) => this.secretChanged(namespace, obj?.metadata?.name));
+    w.informer = inf;
+    inf.start();
+  }
+
+  /** A Secret changed: every Cluster it holds the credentials of connects again (when its data differs). */
+  private secretChanged(namespace: string, name: string | undefined): void {
     for (const c of this.host.existing(CLUSTER)?.list() ?? []) {
-      if (!this.members.has(c.metadata.name)) this.connectMember(c);
+      const ref = secretRefOf(c);
+      if (ref?.namespace === namespace && ref.name === name) this.connectMember(c);
     }
-    await Promise.all([...this.members.keys()].map((n) => this.probe(n)));
+  }
+
+  private async probeAll(): Promise<void> {
+    const polls: Promise<void>[] = [];
+    for (const c of this.host.existing(CLUSTER)?.list() ?? []) {
+      if (!this.members.has(c.metadata.name)) {
+        this.connectMember(c);
+        continue;
+      }
+      const ref = secretRefOf(c);
+      if (ref && this.cachedSecret(ref.namespace, ref.name) === undefined) polls.push(this.pollSecret(c, ref));
+    }
+    // Each member's probe on its own: a member that does not answer does not hold up the others' next round.
+    for (const m of this.members.values()) {
+      if (m.probing) continue;
+      m.probing = true;
+      void this.probe(m.name).finally(() => (m.probing = false));
+    }
+    await Promise.all(polls);
+  }
+
+  /** Where Secrets are not watched: reads the Secret and connects again when it changed. */
+  private async pollSecret(cluster: any, ref: { namespace: string; name: string }): Promise<void> {
+    try {
+      const secret = await this.host.rest.request('GET', `/api/v1/namespaces/${encodeURIComponent(ref.namespace)}/secrets/${encodeURIComponent(ref.name)}`, { timeoutMs: PROBE_TIMEOUT_MS });
+      this.connectMember(cluster, secret);
+    } catch (e) {
+      // Gone or no longer readable: connecting again reports it on the Cluster.
+      if (e instanceof ApiError) this.connectMember(cluster);
+      else this.log.debug('cannot read a member Secret', { cluster: cluster.metadata.name, err: (e as Error).message });
+    }
   }
 
   private reportReadiness(): void {
@@ -365,45 +521,71 @@ export class KubeStore implements ObjectReader, AsyncWriter {
     this.opts.onClusterReadiness?.(ready);
   }
 
-  /** /readyz of one member, written to its Cluster's Ready condition when that changes. */
+  /**
+   * One probe of a member: its health endpoint, then one request that needs rights. Requests go through
+   * the member's gate (never refused, but counted): an answer here lets writes through again.
+   */
+  private async check(m: Member): Promise<ProbeOutcome> {
+    const get = (path: string) => m.gate.track(() => m.cache.rest.request('GET', path, { timeoutMs: PROBE_TIMEOUT_MS }));
+    try {
+      await get('/readyz');
+    } catch (e) {
+      // Karmada's fallback for apiservers that do not serve /readyz.
+      if (!(e instanceof ApiError && e.code === 404)) return { health: failureOf(e) };
+      try {
+        await get('/healthz');
+      } catch (e2) {
+        return { health: failureOf(e2) };
+      }
+    }
+    try {
+      await get(`${ACCESS_CHECK_PATH}?limit=1`);
+    } catch (e) {
+      return { access: failureOf(e) };
+    }
+    return {};
+  }
+
+  /** Probes one member and records the outcome on its Cluster. */
   private async probe(name: string): Promise<void> {
     const m = this.members.get(name);
     if (!m) return;
-    let ready = false;
-    let message = '';
-    try {
-      await m.cache.rest.request('GET', '/readyz', { timeoutMs: 5_000 });
-      ready = true;
-      m.apiEnablements ??= await this.discover(m.cache.rest);
-    } catch (e) {
-      message = (e as Error).message;
-    }
+    await this.record(m, await this.check(m));
+  }
+
+  /** A probe's outcome, written to the member's Cluster Ready condition when that changes. */
+  private async record(m: Member, outcome: ProbeOutcome): Promise<void> {
+    // A probe of a connection replaced meanwhile says nothing about the current one.
+    if (this.members.get(m.name) !== m) return;
+    const cond = readyConditionOf(outcome, m.secret);
+    const ready = cond.status === 'True';
+    if (ready) m.apiEnablements ??= await this.discover(m.cache.rest).catch(() => undefined);
     m.failures = ready ? 0 : (m.failures ?? 0) + 1;
     // A member never seen ready is not ready at once; a ready one needs a second failed probe in a row.
     if (!ready && m.ready && m.failures < PROBE_FAILURES_TO_NOT_READY) {
-      this.log.debug('member probe failed; not ready after another failure', { cluster: name, err: message });
+      this.log.debug('member probe failed; not ready after another failure', { cluster: m.name, err: cond.message });
       return;
     }
     m.ready = ready;
     this.reportReadiness();
+    if (!ready) this.log.debug('member not ready', { cluster: m.name, reason: cond.reason, err: cond.message });
+    await this.writeReady(m.name, cond, ready ? m.apiEnablements : undefined);
+  }
+
+  /** Sets the Cluster's Ready condition (and API list) when its status or reason differs from what is stored. */
+  private async writeReady(name: string, want: ReadyCondition, apiEnablements?: Member['apiEnablements']): Promise<void> {
     const cur = this.host.existing(CLUSTER)?.get(undefined, name) as KObject | undefined;
     if (!cur) return;
     const conds = ((cur.status?.conditions ?? []) as Array<Record<string, unknown>>).filter((c) => c.type !== ClusterConditionReady);
     const old = ((cur.status?.conditions ?? []) as Array<Record<string, unknown>>).find((c) => c.type === ClusterConditionReady);
-    const status = ready ? 'True' : 'False';
-    const needApis = ready && m.apiEnablements && !deepEqual(cur.status?.apiEnablements, m.apiEnablements);
-    if (!ready) this.log.debug('member not ready', { cluster: name, err: message });
-    if (old?.status === status && !needApis) return;
-    const cond =
-      old?.status === status
-        ? old
-        : ready
-          ? { type: ClusterConditionReady, status, reason: 'ClusterReady', message: 'cluster is healthy and ready to accept workloads', lastTransitionTime: rfc3339(new Date()) }
-          : { type: ClusterConditionReady, status, reason: 'ClusterNotReachable', message: `cluster is not reachable: ${message}`, lastTransitionTime: rfc3339(new Date()) };
-    const next: KObject = { ...cur, status: { ...(cur.status ?? {}), conditions: [...conds, cond], ...(m.apiEnablements ? { apiEnablements: m.apiEnablements } : {}) } };
+    const needApis = apiEnablements && !deepEqual(cur.status?.apiEnablements, apiEnablements);
+    const same = old?.status === want.status && old?.reason === want.reason;
+    if (same && !needApis) return;
+    const cond = same ? old : { type: ClusterConditionReady, ...want, lastTransitionTime: old?.status === want.status && old.lastTransitionTime ? old.lastTransitionTime : rfc3339(new Date()) };
+    const next: KObject = { ...cur, status: { ...(cur.status ?? {}), conditions: [...conds, cond], ...(apiEnablements ? { apiEnablements } : {}) } };
     try {
       await this.updateStatus(next, undefined, 'cluster-status');
-      if (old?.status !== status) this.log.info('cluster readiness changed', { cluster: name, ready, ...(ready ? {} : { reason: message }) });
+      if (old?.status !== want.status) this.log.info('cluster readiness changed', { cluster: name, ready: want.status === 'True', ...(want.status === 'True' ? {} : { reason: want.reason, message: want.message }) });
     } catch (e) {
       this.log.warn('cannot update cluster status', { cluster: name, err: (e as Error).message });
     }
@@ -422,7 +604,7 @@ export class KubeStore implements ObjectReader, AsyncWriter {
 
   private async ensureNamespace(cache: ApiCache, ns: string): Promise<void> {
     try {
-      await cache.rest.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } });
+      await cache.rest.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }, timeoutMs: cache.writeTimeoutMs });
     } catch (e) {
       if (!(e instanceof ApiError && e.code === 409)) throw e;
     }
@@ -459,9 +641,10 @@ export class KubeStore implements ObjectReader, AsyncWriter {
 
   private async call(verb: string, what: { kind: string; metadata?: { namespace?: string; name?: string }; namespace?: string; name?: string }, cluster: string | undefined, origin: string, fn: (c: ApiCache) => Promise<KObject>): Promise<KObject> {
     const cache = this.restOf(cluster);
+    const gate = cluster === undefined ? undefined : this.members.get(cluster)?.gate;
     const target = { verb, kind: what.kind, name: `${what.metadata?.namespace ?? what.namespace ?? ''}/${what.metadata?.name ?? what.name ?? ''}`, cluster: cluster ?? 'host', origin };
     try {
-      const out = await fn(cache);
+      const out = await (gate ? gate.write(() => fn(cache)) : fn(cache));
       // Every write, at debug level: the trail to follow when a reconcile's outcome is unexpected.
       this.log.debug('wrote', { ...target, resourceVersion: out?.metadata?.resourceVersion, generation: out?.metadata?.generation });
       return out;
@@ -477,12 +660,12 @@ export class KubeStore implements ObjectReader, AsyncWriter {
       const path = await c.rest.pathFor(body.apiVersion, body.kind, body.metadata.namespace);
       let out: KObject;
       try {
-        out = await c.rest.request<KObject>('POST', path, { body });
+        out = await c.rest.request<KObject>('POST', path, { body, timeoutMs: c.writeTimeoutMs });
       } catch (e) {
         // Karmada propagates namespaces; until that is ported, a missing namespace is created here.
         if (!(e instanceof ApiError && e.code === 404 && body.metadata.namespace)) throw e;
         await this.ensureNamespace(c, body.metadata.namespace);
-        out = await c.rest.request<KObject>('POST', path, { body });
+        out = await c.rest.request<KObject>('POST', path, { body, timeoutMs: c.writeTimeoutMs });
       }
       this.writeThrough(c, out, origin);
       return out;
@@ -494,7 +677,7 @@ export class KubeStore implements ObjectReader, AsyncWriter {
       const old = c.existing(obj)?.get(obj.metadata.namespace, obj.metadata.name ?? '');
       const body = this.admit('update', obj, cluster, old);
       const path = await c.rest.pathFor(body.apiVersion, body.kind, body.metadata.namespace, body.metadata.name);
-      const out = await c.rest.request<KObject>('PUT', path, { body });
+      const out = await c.rest.request<KObject>('PUT', path, { body, timeoutMs: c.writeTimeoutMs });
       this.writeThrough(c, out, origin);
       return out;
     });
@@ -504,7 +687,7 @@ export class KubeStore implements ObjectReader, AsyncWriter {
     return this.call('updateStatus', obj, cluster, origin, async (c) => {
       const hasStatus = await c.rest.hasSubresource(obj.apiVersion, obj.kind, 'status');
       const path = await c.rest.pathFor(obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name, hasStatus ? 'status' : undefined);
-      const out = await c.rest.request<KObject>('PUT', path, { body: obj });
+      const out = await c.rest.request<KObject>('PUT', path, { body: obj, timeoutMs: c.writeTimeoutMs });
       this.writeThrough(c, out, origin);
       return out;
     });
@@ -514,7 +697,7 @@ export class KubeStore implements ObjectReader, AsyncWriter {
     await this.call('delete', ref, cluster, origin, async (c) => {
       const path = await c.rest.pathFor(ref.apiVersion, ref.kind, ref.namespace, ref.name);
       // Background propagation: dependents go through the garbage collector, as with kubectl delete.
-      return c.rest.request('DELETE', path, { body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' } });
+      return c.rest.request('DELETE', path, { body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' }, timeoutMs: c.writeTimeoutMs });
     });
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EventRecorder, type EventRequest } from '../../src/kube/events.js';
+import { EventRecorder, eventName, type EventRequest } from '../../src/kube/events.js';
 import type { CoreEvent } from '../../src/core/ports.js';
 
 interface Call {
@@ -8,25 +8,39 @@ interface Call {
   body: any;
 }
 
-/** An apiserver's events endpoint in memory; `release()` lets the held requests answer. */
+const httpError = (code: number, message: string) => Object.assign(new Error(message), { code });
+
+/**
+ * An apiserver's events endpoint in memory, with its rules for names and versions: a POST of a name that
+ * exists is 409, a merge patch with a stale metadata.resourceVersion is 409, one for a missing Event 404.
+ * `hold` makes requests wait until `release()`.
+ */
 function fakeServer(hold = false) {
   const calls: Call[] = [];
   const events = new Map<string, any>();
-  let n = 0;
+  let rv = 0;
   let waiting: Array<() => void> = [];
   const request: EventRequest = async (method, path, body) => {
     calls.push({ method, path, body });
     if (hold) await new Promise<void>((r) => waiting.push(r));
+    const b = structuredClone(body) as any;
     if (method === 'POST') {
-      const name = `${(body as any).metadata.generateName}${++n}`;
-      events.set(name, { ...(body as any), metadata: { ...(body as any).metadata, name } });
-      return { metadata: { name } };
+      const name = b.metadata.name;
+      if (events.has(name)) throw httpError(409, `events "${name}" already exists`);
+      const obj = { ...b, metadata: { ...b.metadata, resourceVersion: String(++rv) } };
+      events.set(name, obj);
+      return structuredClone(obj);
     }
     const name = decodeURIComponent(path.split('/').pop()!);
     const cur = events.get(name);
-    if (!cur) throw Object.assign(new Error('not found'), { code: 404 });
-    Object.assign(cur, body);
-    return cur;
+    if (!cur) throw httpError(404, 'not found');
+    const want = b.metadata?.resourceVersion;
+    if (want && want !== cur.metadata.resourceVersion) throw httpError(409, 'the object has been modified');
+    if (Object.keys(b).length === 0) return structuredClone(cur);
+    const { metadata: _m, ...rest } = b;
+    Object.assign(cur, rest);
+    cur.metadata.resourceVersion = String(++rv);
+    return structuredClone(cur);
   };
   return {
     calls,
@@ -41,7 +55,7 @@ function fakeServer(hold = false) {
 }
 
 const ev = (message = 'Sync work(karmada-es-m1/web) to cluster(m1) successful.'): CoreEvent => ({
-  involvedObject: { apiVersion: 'work.karmada.io/v1alpha1', kind: 'Work', namespace: 'karmada-es-m1', name: 'web' },
+  involvedObject: { apiVersion: 'work.karmada.io/v1alpha1', kind: 'Work', namespace: 'karmada-es-m1', name: 'web', uid: 'u-1' },
   type: 'Normal',
   reason: 'SyncSucceed',
   message,
@@ -49,7 +63,7 @@ const ev = (message = 'Sync work(karmada-es-m1/web) to cluster(m1) successful.')
 });
 
 describe('EventRecorder', () => {
-  it('creates an Event once, then counts repeats on it with a merge patch', async () => {
+  it('creates an Event once, then counts repeats on it with a merge patch conditional on its resourceVersion', async () => {
     const srv = fakeServer();
     const r = new EventRecorder({ component: 'c', request: srv.request, now: () => new Date('2024-01-01T00:00:00Z') });
     r.record(ev());
@@ -59,10 +73,63 @@ describe('EventRecorder', () => {
     r.record(ev('another message'));
     await r.drain();
     expect(srv.calls.map((c) => c.method)).toEqual(['POST', 'PATCH', 'POST']);
-    expect(srv.calls[1]!.path).toBe('/api/v1/namespaces/karmada-es-m1/events/web.1');
+    const name = eventName('c', ev());
+    expect(srv.calls[1]!.path).toBe(`/api/v1/namespaces/karmada-es-m1/events/${name}`);
+    expect(srv.calls[1]!.body).toMatchObject({ metadata: { resourceVersion: '1' }, count: 2 });
     const [first, second] = [...srv.events.values()];
-    expect(first).toMatchObject({ reason: 'SyncSucceed', count: 2, source: { component: 'c' }, involvedObject: { kind: 'Work', name: 'web' } });
+    expect(first).toMatchObject({ metadata: { name }, reason: 'SyncSucceed', count: 2, source: { component: 'c' }, involvedObject: { kind: 'Work', name: 'web', uid: 'u-1' } });
     expect(second).toMatchObject({ message: 'another message', count: 1 });
+  });
+
+  it('names an Event by what makes two events equal: object, uid, type, reason, message and component', () => {
+    const base = eventName('c', ev());
+    expect(base).toMatch(/^web\.[0-9a-f]{16}$/);
+    expect(eventName('c', ev())).toBe(base);
+    expect(eventName('c', ev('other'))).not.toBe(base);
+    expect(eventName('other-component', ev())).not.toBe(base);
+    expect(eventName('c', { ...ev(), involvedObject: { ...ev().involvedObject, uid: 'u-2' } })).not.toBe(base);
+    expect(eventName('c', { ...ev(), type: 'Warning' })).not.toBe(base);
+    // A name of 253 characters still gives a valid Event name.
+    expect(eventName('c', { ...ev(), involvedObject: { ...ev().involvedObject, name: 'x'.repeat(253) } })).toHaveLength(253);
+  });
+
+  it('two replicas recording the same events write one Event per series, whose count is every repeat of both', async () => {
+    const srv = fakeServer();
+    const a = new EventRecorder({ component: 'karmada-lite-controller', request: srv.request });
+    const b = new EventRecorder({ component: 'karmada-lite-controller', request: srv.request });
+    // Interleaved, with writes of both in flight at once: creates race, patches race.
+    for (let i = 0; i < 3; i++) {
+      a.record(ev());
+      b.record(ev());
+      a.record(ev('second series'));
+      b.record(ev('second series'));
+      await new Promise((res) => setImmediate(res));
+    }
+    await Promise.all([a.drain(), b.drain()]);
+    expect([...srv.events.values()].map((e) => [e.message, e.count]).sort()).toEqual([
+      ['Sync work(karmada-es-m1/web) to cluster(m1) successful.', 6],
+      ['second series', 6],
+    ]);
+    // Each replica created or found the Event once per series, and lost races were read again and retried.
+    expect(srv.calls.filter((c) => c.method === 'POST')).toHaveLength(4);
+  });
+
+  it('a replica that finds the Event created by another adds its count to the stored one', async () => {
+    const srv = fakeServer();
+    const a = new EventRecorder({ component: 'c', request: srv.request });
+    for (let i = 0; i < 4; i++) a.record(ev());
+    await a.drain();
+    const b = new EventRecorder({ component: 'c', request: srv.request });
+    b.record(ev());
+    await b.drain();
+    expect([...srv.events.values()]).toHaveLength(1);
+    expect([...srv.events.values()][0]).toMatchObject({ count: 5 });
+    // b: the create that found it, the read (an empty patch), the conditional count patch.
+    expect(srv.calls.slice(-3).map((c) => [c.method, c.body])).toEqual([
+      ['POST', expect.objectContaining({ count: 1 })],
+      ['PATCH', {}],
+      ['PATCH', expect.objectContaining({ count: 5 })],
+    ]);
   });
 
   it('folds repeats that arrive during a write into one more write', async () => {
@@ -77,7 +144,7 @@ describe('EventRecorder', () => {
     expect([...srv.events.values()][0]).toMatchObject({ count: 10 });
   });
 
-  it('starts a new Event when the counted one is gone, and forgets the oldest series beyond its cache', async () => {
+  it('starts a new Event when the counted one is gone, and a forgotten series continues the stored Event', async () => {
     const srv = fakeServer();
     const r = new EventRecorder({ component: 'c', request: srv.request, maxSeries: 1 });
     r.record(ev('a'));
@@ -86,14 +153,36 @@ describe('EventRecorder', () => {
     r.record(ev('a'));
     await r.drain();
     expect(srv.calls.map((c) => c.method)).toEqual(['POST', 'PATCH', 'POST']);
-    expect(srv.calls[2]!.body).toMatchObject({ message: 'a', count: 2 });
+    expect(srv.calls[2]!.body).toMatchObject({ message: 'a', count: 1 });
     r.record(ev('b'));
     r.record(ev('a'));
     await r.drain();
-    // 'a' was forgotten when 'b' came: a new Event with count 1.
-    expect(srv.calls.slice(3).map((c) => [c.method, c.body.message, c.body.count])).toEqual([
-      ['POST', 'b', 1],
-      ['POST', 'a', 1],
+    // 'a' was forgotten when 'b' came; its Event is still there, so the repeat is counted on it.
+    expect([...srv.events.values()].map((e) => [e.message, e.count])).toEqual([
+      ['a', 2],
+      ['b', 1],
     ]);
+  });
+
+  it('gives up a write after repeated lost races (events are best effort) and reports it', async () => {
+    const srv = fakeServer();
+    const errors: string[] = [];
+    let n = 0;
+    // Every conditional patch loses: another writer always got there first.
+    const racy: EventRequest = async (method, path, body) => {
+      const out = await srv.request(method, path, body);
+      if (method === 'PATCH' && (body as any).metadata?.resourceVersion) {
+        n++;
+        throw httpError(409, 'the object has been modified');
+      }
+      return out;
+    };
+    const r = new EventRecorder({ component: 'c', request: racy, onError: (_reason, e) => errors.push(e.message) });
+    r.record(ev());
+    await r.drain();
+    r.record(ev());
+    await r.drain();
+    expect(n).toBe(6);
+    expect(errors).toEqual(['the object has been modified']);
   });
 });

@@ -1,0 +1,61 @@
+/**
+ * A member cluster's Ready condition from what its probe saw, as Karmada's cluster status controller
+ * words it: not reachable (no answer, or the health endpoint answered an error), reachable but not
+ * ready, ready; and StatusCollectionFailed when no client could be made from the Cluster and its Secret.
+ *
+ * One check beyond Karmada's /readyz: the health endpoints are open to every authenticated user (and
+ * anonymous ones), so a credential whose RBAC was revoked still passes them. The probe also makes one
+ * request that needs rights (listing namespaces, which Karmada's member credentials are always given), and
+ * a 401 or 403 there makes the cluster not ready: the controller could neither read nor write it.
+ */
+
+/** One request of the probe that failed: `code` is the HTTP status when the member answered. */
+export interface ProbeFailure {
+  code?: number;
+  message: string;
+}
+
+export interface ProbeOutcome {
+  /** /readyz (or /healthz where /readyz is not served); undefined when it answered 200. */
+  health?: ProbeFailure;
+  /** The request that needs rights; undefined when it was allowed (or not made because health failed). */
+  access?: ProbeFailure;
+}
+
+export interface ReadyCondition {
+  status: 'True' | 'False';
+  reason: string;
+  message: string;
+}
+
+export const ClusterReadyReason = 'ClusterReady';
+export const ClusterNotReadyReason = 'ClusterNotReady';
+export const ClusterNotReachableReason = 'ClusterNotReachable';
+export const StatusCollectionFailedReason = 'StatusCollectionFailed';
+
+/** The request of the probe that needs rights. */
+export const ACCESS_CHECK_PATH = '/api/v1/namespaces';
+
+export function readyConditionOf(probe: ProbeOutcome, secret: string): ReadyCondition {
+  if (probe.health) {
+    const hint = probe.health.code === 401 ? `; the member refuses the credentials: put a valid token (or kubeconfig) in Secret ${secret}` : '';
+    return { status: 'False', reason: ClusterNotReachableReason, message: `cluster is not reachable: ${probe.health.message}${hint}` };
+  }
+  if (probe.access) {
+    const { code, message } = probe.access;
+    if (code === undefined) return { status: 'False', reason: ClusterNotReachableReason, message: `cluster is not reachable: ${message}` };
+    const hint =
+      code === 401
+        ? `the member refuses the credentials: put a valid token (or kubeconfig) in Secret ${secret}`
+        : code === 403
+          ? `the credentials in Secret ${secret} are not allowed to work on the member: give them their RBAC rights back`
+          : 'its API answered an error';
+    return { status: 'False', reason: ClusterNotReadyReason, message: `cluster is reachable but ${hint}: ${message}` };
+  }
+  return { status: 'True', reason: ClusterReadyReason, message: 'cluster is healthy and ready to accept workloads' };
+}
+
+/** The condition of a Cluster whose client could not be made (Secret missing or unreadable, no endpoint). */
+export function collectionFailedCondition(err: string): ReadyCondition {
+  return { status: 'False', reason: StatusCollectionFailedReason, message: `failed to create a ClusterClient: ${err}` };
+}
