@@ -3,6 +3,7 @@
  * benchmark that measures the code as it ships (bench/core.bench.ts). Assets (built-in interpreters,
  * schemas) are embedded through src/assets.ts.
  */
+import { buildSync } from 'esbuild';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 
@@ -28,6 +29,29 @@ function collectAssets() {
   return assets;
 }
 
+let workerSource;
+/**
+ * The interpreter worker (src/interpreter/worker.ts) as one CommonJS script, embedded in every bundle:
+ * the pool starts it with `eval: true`, the one way that works in the standalone executable, which has
+ * no file a Worker could load. Built once per process.
+ */
+function interpreterWorker() {
+  workerSource ??= buildSync({
+    entryPoints: [join(root, 'src/interpreter/worker.ts')],
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    write: false,
+    legalComments: 'none',
+    logLevel: 'warning',
+    // The worker never reads assets (its interpreter has no built-in layer): assets.ts's import.meta is dead code there.
+    logOverride: { 'empty-import-meta': 'silent' },
+    minifySyntax: true,
+  }).outputFiles[0].text;
+  return workerSource;
+}
+
 /**
  * esbuild options for one entry point in one format. An ES module gets the require() that bundled
  * CommonJS dependencies call, after a shebang when it is to be run as a command.
@@ -43,7 +67,7 @@ export function bundleOptions(entry, format, { shebang = true } = {}) {
       platform: 'node',
       target: 'node20',
       format,
-      define: { __KARMADA_LITE_ASSETS__: JSON.stringify(assets) },
+      define: { __KARMADA_LITE_ASSETS__: JSON.stringify(assets), __KARMADA_LITE_INTERPRETER_WORKER__: JSON.stringify(interpreterWorker()) },
       legalComments: 'none',
       logLevel: 'warning',
       minifySyntax: true,

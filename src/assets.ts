@@ -47,5 +47,10 @@ export function readAsset(path: string): string {
   return readFileSync(join(root(), path), 'utf8');
 }
 
+/** An absolute path in the source checkout (for what only a checkout does, such as bundling the interpreter worker). */
+export function checkoutPath(path: string): string {
+  return join(root(), path);
+}
+
 /** Whether assets come from the bundle (true in dist/ builds). */
 export const assetsEmbedded = embedded !== undefined;

@@ -177,6 +177,15 @@ export const EventReasonTaintClusterSucceed = 'TaintClusterSucceed';
 export const EventReasonPreserveSkippedMissing = 'PreserveResourceSkipped';
 /** karmada-lite (spec README point 1): failover of a cluster waits because dispatching to it is suspended. */
 export const EventReasonFailoverPausedBySuspension = 'FailoverPausedBySuspension';
+/**
+ * karmada-lite (README "differs from Karmada"): a RIC's ScriptsHealthy condition, and the reasons of it and
+ * of the Events beside it: a script of the RIC keeps exceeding its time or memory budget, or failing.
+ */
+export const RICConditionScriptsHealthy = 'ScriptsHealthy';
+export const ReasonScriptTimeout = 'ScriptTimeout';
+export const ReasonScriptMemoryLimit = 'ScriptMemoryLimit';
+export const ReasonScriptError = 'ScriptError';
+export const ReasonScriptsSucceeded = 'ScriptsSucceeded';
 
 // ---------------------------------------------------------------------------------------------
 // Controller names (event sources, eviction producers)
@@ -195,6 +204,7 @@ export const ResourceDetectorName = 'resource-detector';
 export const SchedulerName = 'default-scheduler';
 export const DependenciesDistributorName = 'dependencies-distributor';
 export const ClusterControllerName = 'cluster-controller';
+export const InterpreterHealthControllerName = 'interpreter-health-controller';
 
 // ---------------------------------------------------------------------------------------------
 // Defaults

@@ -25,7 +25,8 @@ import { DETECTOR, detectorKey, reconcileTemplate } from './detector.js';
 import { EVICTION, reconcileGracefulEviction } from './eviction.js';
 import { EXECUTION, reconcileWork } from './execution.js';
 import { FAILOVER, reconcileApplicationFailover } from './failover.js';
-import { CLUSTER, COP, CPP, CRB, is, isBinding, isIgnoredNamespace, isPolicy, isTemplateType, OP, PP, RB, WORK } from './kinds.js';
+import { INTERPRETER_HEALTH, reconcileInterpreterHealth } from './interpreter-health.js';
+import { CLUSTER, COP, CPP, CRB, is, isBinding, isIgnoredNamespace, isPolicy, isTemplateType, OP, PP, RB, RIC, WORK } from './kinds.js';
 import { deepEqual, deepEqualExcept, findCondition, lastOf, refKey, refOf, type Condition, type KObject } from './object.js';
 import { POLICY, reconcilePolicy } from './policy.js';
 import type { ControllerSpec, ObjectChange, ObjectReader } from './ports.js';
@@ -345,7 +346,15 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
         return [];
       },
     },
+    {
+      // A RIC's ScriptsHealthy condition. The interpreter enqueues a RIC whose failure records change
+      // (it is the one that sees scripts fail); a RIC added or edited is looked at here.
+      name: INTERPRETER_HEALTH,
+      watches: (t, cluster) => cluster === undefined && is(t, RIC),
+      reconcile: reconcileInterpreterHealth,
+      keysFor: (c) => (c.cluster === undefined && is(c.object, RIC) && generationChanged(c) ? [key(c.object)] : []),
+    },
   ];
 }
 
-export { BINDING, BINDING_STATUS, CLUSTER_CONTROLLER, DEPENDENCIES, DETECTOR, EVICTION, EXECUTION, FAILOVER, POLICY, SCHEDULER, TAINT_MANAGER, WORK_STATUS };
+export { BINDING, BINDING_STATUS, CLUSTER_CONTROLLER, DEPENDENCIES, DETECTOR, EVICTION, EXECUTION, FAILOVER, INTERPRETER_HEALTH, POLICY, SCHEDULER, TAINT_MANAGER, WORK_STATUS };

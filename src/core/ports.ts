@@ -165,6 +165,30 @@ export interface Interpreter {
   interpretHealth(obj: KObject): boolean;
   aggregateStatus(obj: KObject, items: readonly AggregatedStatusItem[]): KObject;
   getDependencies(obj: KObject): DependentObjectReference[];
+  /**
+   * How a user RIC's scripts fare, for its ScriptsHealthy condition (interpreter-health.ts). Only an
+   * interpreter that keeps such records has it (the controller's worker pool); without, nothing is reported.
+   */
+  scriptHealth?(ric: string): ScriptHealth;
+}
+
+/** A script of a RIC that keeps failing for one target kind and operation. */
+export interface ScriptFailure {
+  operation: InterpreterOperation;
+  apiVersion: string;
+  kind: string;
+  /** timeout and memory: it exceeded a budget; error: it raised one or returned something unusable. */
+  failure: 'timeout' | 'memory' | 'error';
+  /** The last failure's text, as the interpreter reported it. */
+  message: string;
+  /** Failures in a row. */
+  failures: number;
+}
+
+export interface ScriptHealth {
+  failures: readonly ScriptFailure[];
+  /** A script of this RIC ran successfully since its last failure (or since the controller started). */
+  succeeded: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------

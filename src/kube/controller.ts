@@ -7,10 +7,13 @@
 import { hostname } from 'node:os';
 import type { Server } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { coreControllers } from '../core/controllers.js';
+import { coreControllers, INTERPRETER_HEALTH } from '../core/controllers.js';
 import { RIC } from '../core/kinds.js';
+import { refKey } from '../core/object.js';
 import { withCoreDefaults, type ControllerSpec, type CoreOptions, type Interpreter, type InterpreterOperation } from '../core/ports.js';
 import { createInterpreter } from '../interpreter/interpreter.js';
+import { InterpreterPool } from '../interpreter/pool.js';
+import { createPooledInterpreter, InterpreterPendingError, type PooledInterpreter } from '../interpreter/pool-interpreter.js';
 import { startProbeServer } from '../runtime/http.js';
 import { LeaderElector } from '../runtime/leader-election.js';
 import type { Logger } from '../runtime/log.js';
@@ -42,6 +45,11 @@ export interface ControllerOptions {
   concurrency?: Record<string, number>;
   probeIntervalMs: number;
   core?: Partial<CoreOptions>;
+  /**
+   * Worker threads that run user RIC scripts (`--interpreter-workers`, default 2); 0 runs them on the
+   * event loop, as the interpret and plan commands do.
+   */
+  interpreterWorkers?: number;
 }
 
 /** Karmada's --controllers: `*` is every controller, `-foo` removes one, a bare name adds one. */
@@ -63,6 +71,7 @@ export class Controller {
   private running?: Promise<void>;
   private elector?: LeaderElector;
   private server?: Server;
+  private pool?: InterpreterPool;
   private synced = false;
   private stopping = false;
   private readonly controllers: ControllerSpec[];
@@ -135,22 +144,45 @@ export class Controller {
     this.store = store;
     await store.start();
     const real = createInterpreter({ nowMs: Date.now, builtin: true, memoize: true });
-    const port = this.instrument(interpreterPort(real));
+    const local = interpreterPort(real);
+    const workers = this.opts.interpreterWorkers ?? 2;
+    let pooled: PooledInterpreter | undefined;
+    let runner: Runner | undefined;
+    const healthKeys = this.controllers.some((c) => c.name === INTERPRETER_HEALTH);
+    if (workers > 0) {
+      // User scripts run in worker threads, so that one that spins until its budget (or past it) never
+      // holds up probes, informers, metrics or the webhook in this process. Built-in layers stay here.
+      this.pool = new InterpreterPool({
+        size: workers,
+        onReplaced: (reason, operation, message) => log.warn('interpreter worker replaced', { reason, operation, err: message }),
+      });
+      pooled = createPooledInterpreter({
+        real,
+        local,
+        pool: this.pool,
+        onHealthChanged: (ric) => {
+          if (healthKeys) runner?.enqueue(INTERPRETER_HEALTH, refKey({ apiVersion: RIC.apiVersion, kind: RIC.kind, name: ric }));
+        },
+      });
+    }
+    const port = this.instrument(pooled ?? local);
     let ricSignature = '';
     const sched = realScheduler();
-    const runner = new Runner(store, this.controllers, {
+    runner = new Runner(store, this.controllers, {
       clock: () => new Date(),
       writer: store,
       baseDelayMs: this.opts.baseDelayMs,
       maxDelayMs: this.opts.maxDelayMs,
       bucket: { qps: this.opts.qps, burst: this.opts.bucketSize },
       concurrency: this.opts.concurrency,
+      // A write to a member that does not answer must not hold up the other members' Works (issue 12).
+      parkAfterMs: 250,
       context: () => {
         const rics = store.list(RIC);
         const sig = rics.map((r) => `${r.metadata.name}@${r.metadata.resourceVersion}`).sort().join(',');
         if (sig !== ricSignature) {
           ricSignature = sig;
-          real.setCustomizations(rics as never);
+          (pooled ?? real).setCustomizations(rics as never);
         }
         return { interpreter: port, schedule: sched, options: this.core };
       },
@@ -163,8 +195,11 @@ export class Controller {
           const routine = / 409 |Conflict|not synced yet/.test(error);
           (routine ? log.debug : log.warn)('reconcile failed', { controller, err: error.split('\n')[0] });
         }
-        for (const [name, depth] of Object.entries(runner.depths())) this.metrics.queueDepth.set({ name }, depth);
+        for (const [name, depth] of Object.entries(runner!.depths())) this.metrics.queueDepth.set({ name }, depth);
       },
+      deferrals: pooled,
+      // A reconcile that waits for interpreter workers: neither a success nor an error.
+      onDeferred: (controller) => this.metrics.reconcileTotal.inc({ controller, result: 'deferred' }),
     });
     this.runner = runner;
     runner.start(store.existing());
@@ -186,18 +221,23 @@ export class Controller {
       aggregateStatus: 'AggregateStatus',
       getDependencies: 'InterpretDependency',
     };
-    const out: Record<string, unknown> = { hookEnabled: inner.hookEnabled.bind(inner) };
+    const out: Record<string, unknown> = { hookEnabled: inner.hookEnabled.bind(inner), scriptHealth: inner.scriptHealth?.bind(inner) };
     for (const [method, op] of Object.entries(ops)) {
       const fn = (inner as unknown as Record<string, (...a: unknown[]) => unknown>)[method]!;
       out[method] = (...args: unknown[]) => {
         const started = performance.now();
         let ok = false;
+        let pending = false;
         try {
           const r = fn.apply(inner, args);
           ok = true;
           return r;
+        } catch (e) {
+          // Handed to a worker: not a call of its own (the retry that reads the result is).
+          pending = e instanceof InterpreterPendingError;
+          throw e;
         } finally {
-          this.metrics.observeInterpreter(op, (performance.now() - started) / 1000, ok);
+          if (!pending) this.metrics.observeInterpreter(op, (performance.now() - started) / 1000, ok);
         }
       };
     }
@@ -211,6 +251,7 @@ export class Controller {
     this.abort?.abort();
     await this.running?.catch(() => undefined);
     this.runner?.stop();
+    await this.pool?.close();
     await this.elector?.stop();
     // The last reconciles' events, but no longer than a few seconds: shutdown must not hang on the apiserver.
     await Promise.race([this.store?.drainEvents(), new Promise((r) => setTimeout(r, 3000).unref())]);

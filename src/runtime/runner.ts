@@ -5,7 +5,7 @@
  * run() on the wall clock. Both share everything else.
  */
 import type { KObject, ObjectRef } from '../core/object.js';
-import type { ControllerSpec, ReconcileContext, ReconcileResult, Write } from '../core/ports.js';
+import type { Continuation, ControllerSpec, ReconcileContext, ReconcileResult, Write } from '../core/ports.js';
 import type { ObjectReader } from '../core/ports.js';
 import type { Store, WatchEvent, WatchHandler } from '../store/types.js';
 import { RateLimitedQueue } from './queue.js';
@@ -36,6 +36,29 @@ export interface RunnerOptions {
    * once: the queue holds a key re-added while it is being processed until that reconcile is done.
    */
   concurrency?: Record<string, number>;
+  /**
+   * run() and runOnce() with a writer only: a key still reconciling after this long (its write waits on
+   * an apiserver that does not answer, such as a frozen member) is left to finish in the background, so
+   * that it holds up neither the keys after it nor the next controllers. It stays in progress in its
+   * queue until it finishes, so it is never reconciled twice at once. Unset: every key is waited for.
+   */
+  parkAfterMs?: number;
+  /**
+   * Calls a reconcile starts but cannot wait for (the controller's interpreter workers). A reconcile
+   * (or a write's continuation) that started any is discarded, as if it had not run: no writes, no
+   * events, no error and no back-off; its key is enqueued again once they settle.
+   */
+  deferrals?: Deferrals;
+  /** Told about every discarded (deferred) reconcile (metrics). */
+  onDeferred?: (controller: string) => void;
+}
+
+/** See RunnerOptions.deferrals; the interpreter pool's PooledInterpreter is one. */
+export interface Deferrals {
+  /** A reconcile (or continuation) starts. */
+  begin(): void;
+  /** It ended: the calls it started, settled; undefined when it started none. */
+  end(): Promise<void> | undefined;
 }
 
 /**
@@ -78,6 +101,12 @@ interface Slot {
   concurrency: number;
 }
 
+/** Reconciles parked at once, at most (see RunnerOptions.parkAfterMs). */
+const MAX_PARKED = 256;
+
+/** A reconcile's result; `deferred` when it (or a continuation) waits for calls it started (RunnerOptions.deferrals). */
+type Reconciled = ReconcileResult & { deferred?: Promise<void> };
+
 /** Controllers watching one type, by apiVersion then kind: looked up without building a key per event. */
 type Routes = Map<string, Map<string, Slot[]>>;
 
@@ -95,6 +124,8 @@ export class Runner {
   /** The context of the last reconcile and what it was built from: reused while neither changes. */
   private ctx?: ReconcileContext;
   private ctxBase?: Omit<ReconcileContext, 'reader' | 'now'>;
+  /** Reconciles left to finish in the background (parkAfterMs). */
+  private readonly parked = new Set<Promise<void>>();
 
   constructor(
     private readonly store: RunnerStore,
@@ -242,7 +273,7 @@ export class Runner {
             if (key === undefined) return;
             progressed = true;
             n++;
-            await this.processOneAsync(slot, key);
+            await this.parkIfSlow(this.processOneAsync(slot, key));
           }
         };
         if (slot.concurrency === 1) await worker();
@@ -250,6 +281,22 @@ export class Runner {
       }
     }
     return n;
+  }
+
+  /** Waits for a reconcile for up to parkAfterMs; past that it finishes on its own and wakes run() when done. */
+  private async parkIfSlow(p: Promise<void>): Promise<void> {
+    const ms = this.opts.parkAfterMs;
+    // Bounded, so that a slow host apiserver (where every key would park) does not become unbounded concurrency.
+    if (ms === undefined || this.parked.size >= MAX_PARKED) return p;
+    let timer: NodeJS.Timeout | undefined;
+    const slow = await Promise.race([p.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), ms)))]);
+    clearTimeout(timer);
+    if (!slow) return;
+    this.parked.add(p);
+    void p.finally(() => {
+      this.parked.delete(p);
+      this.wake?.();
+    });
   }
 
   /** Keys queued or waiting, per controller (queue depth). */
@@ -261,15 +308,47 @@ export class Runner {
     return [...this.lastError.values()];
   }
 
-  private reconcile(slot: Slot, key: string): ReconcileResult {
+  private reconcile(slot: Slot, key: string): Reconciled {
     const name = slot.spec.name;
     this.stats.byController[name] = (this.stats.byController[name] ?? 0) + 1;
+    const d = this.opts.deferrals;
+    d?.begin();
+    let result: ReconcileResult;
     try {
-      return slot.spec.reconcile(this.context(), key);
+      result = slot.spec.reconcile(this.context(), key);
     } catch (e) {
       // A reconciler that throws has a bug or met input it cannot handle; treat it as a failed reconcile.
-      return { writes: [], events: [], error: `${name} failed on ${key}: ${(e as Error).stack ?? e}` };
+      result = { writes: [], events: [], error: `${name} failed on ${key}: ${(e as Error).stack ?? e}` };
     }
+    const deferred = d?.end();
+    return deferred ? { writes: [], events: [], deferred } : result;
+  }
+
+  /**
+   * A reconcile (or a continuation) that waits for calls it started: the key comes back when they
+   * settle. `done`: the reconcile was discarded before any write, so the key leaves the queue here.
+   */
+  private defer(slot: Slot, key: string, wait: Promise<void>, done: boolean): void {
+    if (done) slot.queue.done(key);
+    this.opts.onDeferred?.(slot.spec.name);
+    void wait.then(() => {
+      if (this.unsubscribe) this.enqueue(slot.spec.name, key);
+    });
+  }
+
+  /** A write's continuation, under the same deferral rule as a reconcile. */
+  private continueWith(then: Continuation, written: KObject): { cont?: ReturnType<Continuation>; deferred?: Promise<void> } {
+    const d = this.opts.deferrals;
+    d?.begin();
+    let cont: ReturnType<Continuation> | undefined;
+    try {
+      cont = then(written);
+    } finally {
+      const deferred = d?.end();
+      // A deferred continuation's answer (or exception) was computed from placeholders: dropped.
+      if (deferred) return { deferred };
+    }
+    return { cont };
   }
 
   /**
@@ -290,12 +369,17 @@ export class Runner {
    * Counts a write. When it has a continuation (computed from the object as stored) with writes,
    * returns the writes still to apply: those first, then the rest from `next`.
    */
-  private afterWrite(w: Write, written: KObject | undefined, pending: Write[], next: number, result: ReconcileResult): Write[] | undefined {
+  private afterWrite(w: Write, written: KObject | undefined, pending: Write[], next: number, result: Reconciled): Write[] | undefined {
     this.stats.writes++;
     if (written && (w.op === 'create' || w.op === 'update') && w.then) {
-      const cont = w.then(written);
-      if (cont.events) result.events.push(...cont.events);
-      if (cont.writes.length) return [...cont.writes, ...pending.slice(next)];
+      const { cont, deferred } = this.continueWith(w.then, written);
+      if (deferred) {
+        // The writes so far stand; the retry computes the rest again from what is stored then.
+        result.deferred = deferred;
+        return [];
+      }
+      if (cont!.events) result.events.push(...cont!.events);
+      if (cont!.writes.length) return [...cont!.writes, ...pending.slice(next)];
     }
     return undefined;
   }
@@ -304,6 +388,7 @@ export class Runner {
     const name = slot.spec.name;
     const started = performance.now();
     const result = this.reconcile(slot, key);
+    if (result.deferred) return this.defer(slot, key, result.deferred, true);
     let error = result.error;
     // Applied in order by index: the reconciler's own array, copied only when a continuation adds writes.
     let pending = result.writes;
@@ -325,12 +410,14 @@ export class Runner {
     }
     this.origin = undefined;
     this.finish(slot, key, result, error, started, immediateRetries);
+    if (result.deferred) this.defer(slot, key, result.deferred, false);
   }
 
   private async processOneAsync(slot: Slot, key: string): Promise<void> {
     const name = slot.spec.name;
     const started = performance.now();
     const result = this.reconcile(slot, key);
+    if (result.deferred) return this.defer(slot, key, result.deferred, true);
     let error = result.error;
     let pending = result.writes;
     let next = 0;
@@ -350,6 +437,7 @@ export class Runner {
       }
     }
     this.finish(slot, key, result, error, started, 0);
+    if (result.deferred) this.defer(slot, key, result.deferred, false);
   }
 
   private finish(slot: Slot, key: string, result: ReconcileResult, error: string | undefined, started: number, immediateRetries: number): void {

@@ -46,6 +46,15 @@ describe('controller flags', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('--concurrent-syncs: no running controller named executon; running: detector');
   });
+
+  it('refuses a bad --interpreter-workers with exit code 2 and documents it in --help', () => {
+    const r = cli(['controller', '--kubeconfig', offlineKubeconfig(), '--metrics-port', '0', '--interpreter-workers', '-1']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('--interpreter-workers must be a whole number from 0 to 64, got -1');
+    const help = cli(['controller', '--help']).stdout;
+    expect(help).toContain('--interpreter-workers <n>');
+    expect(help).toContain('interpreter-health');
+  });
 });
 
 describe('core feature gates', () => {

@@ -351,6 +351,19 @@ export interface ResourceInterpreterCustomization {
       kind: string;
     };
   };
+  /**
+   * karmada-lite extension (Karmada's RIC has no status): the ScriptsHealthy condition the controller sets when this RIC's scripts keep failing (timeout, memory limit, error) and when they run again.
+   */
+  status?: {
+    conditions?: {
+      lastTransitionTime: string;
+      message: string;
+      observedGeneration?: number;
+      reason: string;
+      status: 'True' | 'False' | 'Unknown';
+      type: string;
+    }[];
+  };
 }
 /**
  * A cluster filter: names, exclusions, a label selector and a field selector on provider, region and zone. Empty matches every cluster.

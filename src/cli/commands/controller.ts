@@ -19,6 +19,7 @@ interface ControllerFlags {
   rateLimiterQps: string;
   rateLimiterBucketSize: string;
   concurrentSyncs?: string;
+  interpreterWorkers: string;
   featureGates?: string;
   clusterProbeInterval: string;
   clusterFailureThreshold: string;
@@ -31,12 +32,13 @@ interface ControllerFlags {
   webhookSchema: string;
   webhookTlsMinVersion: string;
   webhookCertReloadInterval: string;
+  webhookRejectRiskyScripts?: boolean;
   logLevel: string;
   v?: string;
 }
 
 /** The webhook command's flags, each under --webhook-<name> here. */
-const WEBHOOK_FLAGS = ['cert-file', 'key-file', 'port', 'bind-address', 'feature-gates', 'schema', 'tls-min-version', 'cert-reload-interval'] as const;
+const WEBHOOK_FLAGS = ['cert-file', 'key-file', 'port', 'bind-address', 'feature-gates', 'schema', 'tls-min-version', 'cert-reload-interval', 'reject-risky-scripts'] as const;
 
 /** The webhook's own errors name its flags; here they are spelled with the --webhook- prefix. */
 function asWebhookFlags(message: string): string {
@@ -72,6 +74,7 @@ async function webhookOptions(flags: ControllerFlags, logLevel: string, kc: impo
       logLevel,
       tlsMinVersion: flags.webhookTlsMinVersion,
       certReloadInterval: flags.webhookCertReloadInterval,
+      rejectRiskyScripts: flags.webhookRejectRiskyScripts,
       // No file list: the lister below reads the host cluster, in-cluster config included.
       existingRics: [],
     });
@@ -137,6 +140,7 @@ export function registerController(program: Command): void {
     .option('--rate-limiter-bucket-size <n>', 'burst of the overall retry rate', '100')
     .option('--feature-gates <gates>', `core gates to turn on, e.g. PropagationPolicyPreemption=true (known: ${CoreFeatureGates.join(', ')}; all off by default, as in Karmada)`)
     .option('--concurrent-syncs <list>', 'keys reconciled at once per controller, as name=n pairs (e.g. "execution=5,work-status=5"); Karmada\'s --concurrent-*-syncs; default 1 each')
+    .option('--interpreter-workers <n>', 'worker threads that run the Lua scripts of user ResourceInterpreterCustomizations, off the event loop; 0 runs them in-process', '2')
     .option('--cluster-probe-interval <duration>', 'how often member clusters\' /readyz is probed; two failures in a row make a ready cluster not ready', '10s')
     .option('--cluster-failure-threshold <duration>', 'how long a cluster may stay not ready before it gets the NoExecute taint that evicts workloads with failover.cluster', '30s')
     .option('--with-webhook', 'also serve the admission webhook (what `karmada-lite webhook` serves) from this process, on every replica', false)
@@ -148,13 +152,21 @@ export function registerController(program: Command): void {
     .option('--webhook-schema <mode>', 'with --with-webhook: decode (refuse wrong types only, as Karmada) or full (the whole schema)', DEFAULTS.webhookSchema)
     .option('--webhook-tls-min-version <version>', 'with --with-webhook: TLSv1.2 or TLSv1.3', DEFAULTS.webhookTlsMinVersion)
     .option('--webhook-cert-reload-interval <ms>', 'with --with-webhook: how often to check the certificate files for changes, in milliseconds', DEFAULTS.webhookCertReloadInterval)
+    .option('--webhook-reject-risky-scripts', 'with --with-webhook: refuse RICs whose Lua scripts have a known trap instead of admitting them with warnings')
     .option('--log-level <level>', 'debug, info, warn or error', 'info')
     .option('--v <n>', 'klog-style verbosity: 4 or more logs at debug level')
     .addHelpText(
       'after',
       `
 Controllers: detector, policy, binding, scheduler, execution, work-status, binding-status, dependencies,
-graceful-eviction, application-failover, taint-manager, cluster.
+graceful-eviction, application-failover, taint-manager, cluster, interpreter-health.
+
+User ResourceInterpreterCustomizations: their Lua scripts run in --interpreter-workers worker threads, so
+a script that spins until its 1s budget never stalls /healthz, informers or the webhook; a worker that
+overruns its budget is replaced and the call fails with the budget error. A script that keeps failing is
+backed off (exponential, up to 5 minutes) for its RIC, kind and operation, and its RIC gets the condition
+ScriptsHealthy=False (reason ScriptTimeout, ScriptMemoryLimit or ScriptError) and a Warning Event. The
+built-in interpreters run in-process.
 
 Cluster failover: the controller probes every member's /readyz (--cluster-probe-interval) into the Cluster's
 Ready condition. A not-ready cluster gets the taint cluster.karmada.io/not-ready:NoSchedule at once (no new
@@ -200,6 +212,8 @@ Examples:
         const bucketSize = Number(flags.rateLimiterBucketSize);
         if (!(qps > 0)) throw new Error(`--rate-limiter-qps must be a positive number, got ${flags.rateLimiterQps}`);
         if (!Number.isInteger(bucketSize) || bucketSize < 1) throw new Error(`--rate-limiter-bucket-size must be a positive integer, got ${flags.rateLimiterBucketSize}`);
+        const interpreterWorkers = Number(flags.interpreterWorkers);
+        if (!/^\d+$/.test(flags.interpreterWorkers) || interpreterWorkers > 64) throw new Error(`--interpreter-workers must be a whole number from 0 to 64, got ${flags.interpreterWorkers}`);
         const { KubeConfig } = await import('@kubernetes/client-node');
         const { Controller } = await import('../../kube/controller.js');
         const failureThresholdMs = parseDuration('--cluster-failure-threshold', flags.clusterFailureThreshold);
@@ -232,6 +246,7 @@ Examples:
           bucketSize,
           probeIntervalMs: parseDuration('--cluster-probe-interval', flags.clusterProbeInterval),
           concurrency: parseConcurrency(flags.concurrentSyncs),
+          interpreterWorkers,
           core: { clusterFailureThresholdSeconds: failureThresholdMs / 1000, ...gates },
         });
         if (webhookOpts) {

@@ -1,0 +1,202 @@
+/**
+ * A pool of interpreter worker threads for the controller: user RIC scripts run there, so that a script
+ * that spins until its budget stops costs a worker's time, not the event loop that serves probes,
+ * informers and the webhook. A call that overruns its budget plus a grace period (a script the sandbox
+ * failed to stop) has its worker terminated and replaced, and fails with the budget error; a worker
+ * whose heap reaches its resourceLimits cap dies the same way with the memory-limit error.
+ *
+ * Hand-written rather than piscina or tinypool: those start workers from a file, and the standalone
+ * executable has none (worker-source.ts); the watchdog and one-call-per-worker dispatch are all of it.
+ */
+import { Worker } from 'node:worker_threads';
+import type { Operation, RIC } from './types.js';
+import type { WorkerMethod, WorkerReply, WorkerRequest } from './worker-protocol.js';
+import { interpreterWorkerSource } from './worker-source.js';
+
+export interface PoolOptions {
+  /** Worker threads (at least 1). */
+  size: number;
+  /** The sandbox's per-call budget in the workers, ms (default 1000, Karmada's). */
+  budgetMs?: number;
+  /** How long past the budget the watchdog waits before it terminates the worker (default 500 ms). */
+  graceMs?: number;
+  /** The sandbox's per-call memory limit in the workers (default 256 MiB). */
+  memoryLimitBytes?: number;
+  /** Each worker's old-generation heap cap, MiB (default: the memory limit plus 128 MiB). */
+  heapLimitMb?: number;
+  /** The worker's code (tests inject a misbehaving one); default the interpreter worker. */
+  source?: () => string;
+  /** Told when a worker is terminated or died and was replaced. */
+  onReplaced?: (reason: 'timeout' | 'memory' | 'crash', operation: Operation, message: string) => void;
+}
+
+/** Why a call failed: the script's own error, or one of the budgets (time, memory). */
+export type CallFailure = 'error' | 'timeout' | 'memory';
+
+export type CallOutcome = { ok: true; value: unknown; pure: boolean } | { ok: false; message: string; failure: CallFailure; pure: boolean };
+
+interface Task {
+  id: number;
+  method: WorkerMethod;
+  args: unknown[];
+  op: Operation;
+  resolve: (o: CallOutcome) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  task?: Task;
+  watchdog?: NodeJS.Timeout;
+  /** Set once the slot's worker is being replaced: its late messages and exit are ignored. */
+  retired: boolean;
+}
+
+const BUDGET_TEXT = /script exceeded its .* budget/;
+const MEMORY_TEXT = /script exceeded its memory limit/;
+
+function formatBudget(ms: number): string {
+  return ms >= 1000 ? `${ms / 1000}s` : `${ms}ms`;
+}
+
+/** How a failed call's text reads: the sandbox's budget errors are budget failures too. */
+export function failureOf(message: string): CallFailure {
+  if (BUDGET_TEXT.test(message)) return 'timeout';
+  if (MEMORY_TEXT.test(message)) return 'memory';
+  return 'error';
+}
+
+export class InterpreterPool {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Task[] = [];
+  private nextId = 1;
+  private rics: RIC[] = [];
+  private closed = false;
+  private readonly budgetMs: number;
+  private readonly graceMs: number;
+  private readonly heapLimitMb: number;
+  private readonly source: string;
+  /** Workers replaced so far, by reason. */
+  readonly replaced = { timeout: 0, memory: 0, crash: 0 };
+
+  constructor(private readonly opts: PoolOptions) {
+    if (!Number.isInteger(opts.size) || opts.size < 1) throw new Error(`interpreter workers: ${opts.size} is not a whole number of at least 1`);
+    this.budgetMs = opts.budgetMs ?? 1000;
+    this.graceMs = opts.graceMs ?? 500;
+    const memoryMb = Math.ceil((opts.memoryLimitBytes ?? 256 * 1024 * 1024) / (1024 * 1024));
+    this.heapLimitMb = opts.heapLimitMb ?? memoryMb + 128;
+    this.source = (opts.source ?? interpreterWorkerSource)();
+    for (let i = 0; i < opts.size; i++) this.slots.push(this.spawn());
+  }
+
+  get size(): number {
+    return this.slots.length;
+  }
+
+  /** Calls waiting for a worker plus calls running. */
+  get load(): number {
+    return this.queue.length + this.slots.filter((s) => s.task).length;
+  }
+
+  /** The user's RICs for every worker, now and for workers started later. */
+  setCustomizations(rics: RIC[]): void {
+    this.rics = rics;
+    for (const s of this.slots) if (!s.retired) this.post(s, { type: 'rics', rics });
+  }
+
+  /** Runs one interpreter method in a worker; never rejects (failures are outcomes). */
+  call(method: WorkerMethod, args: unknown[], op: Operation): Promise<CallOutcome> {
+    if (this.closed) return Promise.resolve({ ok: false, message: `${op}: the interpreter pool is closed`, failure: 'error', pure: false });
+    return new Promise((resolve) => {
+      this.queue.push({ id: this.nextId++, method, args, op, resolve });
+      this.dispatch();
+    });
+  }
+
+  /** Terminates every worker; queued and running calls fail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const t of this.queue.splice(0)) t.resolve({ ok: false, message: `${t.op}: the interpreter pool is closed`, failure: 'error', pure: false });
+    await Promise.all(
+      this.slots.map((s) => {
+        s.retired = true;
+        if (s.watchdog) clearTimeout(s.watchdog);
+        s.task?.resolve({ ok: false, message: `${s.task.op}: the interpreter pool is closed`, failure: 'error', pure: false });
+        s.task = undefined;
+        return s.worker.terminate();
+      }),
+    );
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(this.source, {
+      eval: true,
+      workerData: { budgetMs: this.budgetMs, memoryLimitBytes: this.opts.memoryLimitBytes, rics: this.rics },
+      resourceLimits: { maxOldGenerationSizeMb: this.heapLimitMb },
+    });
+    // The controller's lifetime is its signals' business, not its workers'.
+    worker.unref();
+    const slot: Slot = { worker, retired: false };
+    worker.on('message', (reply: WorkerReply) => this.onReply(slot, reply));
+    worker.on('error', (e: Error & { code?: string }) => {
+      const memory = e.code === 'ERR_WORKER_OUT_OF_MEMORY';
+      this.replace(slot, memory ? 'memory' : 'crash', (op) => (memory ? `${op}: script exceeded its memory limit (the worker's ${this.heapLimitMb} MiB heap is full)` : `${op}: the interpreter worker failed: ${e.message}`));
+    });
+    worker.on('exit', () => this.replace(slot, 'crash', (op) => `${op}: the interpreter worker exited`));
+    return slot;
+  }
+
+  private post(slot: Slot, msg: WorkerRequest): void {
+    try {
+      slot.worker.postMessage(msg);
+    } catch (e) {
+      // Arguments that cannot be cloned (never JSON objects) fail their call, not the worker.
+      if (msg.type === 'call' && slot.task?.id === msg.id) this.finish(slot, { ok: false, message: `${slot.task.op}: ${(e as Error).message}`, failure: 'error', pure: false });
+    }
+  }
+
+  private dispatch(): void {
+    for (const slot of this.slots) {
+      if (this.queue.length === 0) return;
+      if (slot.task || slot.retired) continue;
+      const task = this.queue.shift()!;
+      slot.task = task;
+      slot.watchdog = setTimeout(() => {
+        this.replace(slot, 'timeout', (op) => `${op}: script exceeded its ${formatBudget(this.budgetMs)} budget`);
+      }, this.budgetMs + this.graceMs);
+      this.post(slot, { type: 'call', id: task.id, method: task.method, args: task.args });
+    }
+  }
+
+  private onReply(slot: Slot, reply: WorkerReply): void {
+    if (slot.retired || slot.task?.id !== reply.id) return;
+    this.finish(slot, reply.ok ? { ok: true, value: reply.value, pure: reply.pure } : { ok: false, message: reply.message, failure: failureOf(reply.message), pure: reply.pure });
+  }
+
+  private finish(slot: Slot, outcome: CallOutcome): void {
+    const task = slot.task!;
+    if (slot.watchdog) clearTimeout(slot.watchdog);
+    slot.task = undefined;
+    slot.watchdog = undefined;
+    task.resolve(outcome);
+    this.dispatch();
+  }
+
+  /** Ends a worker that overran, ran out of heap or died: its call fails with `message`, a fresh worker takes its place. */
+  private replace(slot: Slot, reason: 'timeout' | 'memory' | 'crash', message: (op: Operation) => string): void {
+    if (slot.retired || this.closed) return;
+    slot.retired = true;
+    if (slot.watchdog) clearTimeout(slot.watchdog);
+    void slot.worker.terminate();
+    const i = this.slots.indexOf(slot);
+    this.slots[i] = this.spawn();
+    this.replaced[reason]++;
+    const task = slot.task;
+    slot.task = undefined;
+    if (task) {
+      const text = message(task.op);
+      this.opts.onReplaced?.(reason, task.op, text);
+      task.resolve({ ok: false, message: text, failure: reason === 'crash' ? 'error' : reason, pure: true });
+    }
+    this.dispatch();
+  }
+}

@@ -1,0 +1,25 @@
+/** The messages between the interpreter pool (main thread) and its workers (worker.ts). */
+import type { RIC } from './types.js';
+
+/** The interpreter methods a worker answers: those the core's port calls for a user RIC. */
+export type WorkerMethod = 'getReplicas' | 'reviseReplica' | 'retain' | 'reflectStatus' | 'interpretHealth' | 'aggregatedStatus' | 'getDependencies';
+
+export interface WorkerCall {
+  type: 'call';
+  id: number;
+  method: WorkerMethod;
+  args: unknown[];
+}
+
+/** Replaces the worker's RICs; sent before any call that needs them (a port keeps message order). */
+export interface WorkerRics {
+  type: 'rics';
+  rics: RIC[];
+}
+
+export type WorkerRequest = WorkerCall | WorkerRics;
+
+export type WorkerReply =
+  /** pure: the script read nothing but its arguments (no clock, random numbers, addresses, print). */
+  | { id: number; ok: true; value: unknown; pure: boolean }
+  | { id: number; ok: false; message: string; pure: boolean };

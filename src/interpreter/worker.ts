@@ -1,0 +1,51 @@
+/**
+ * The body of one interpreter worker thread (pool.ts starts it). It holds the user's RICs, as the main
+ * thread last sent them, in an interpreter of its own (user layer only: the built-in and native layers
+ * stay on the main thread), and answers one call at a time. Runs as an eval'd CommonJS bundle (see
+ * worker-source.ts), so it must import nothing that needs files beside it.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { createInterpreter, type Interpreter } from './interpreter.js';
+import type { RIC } from './types.js';
+import type { WorkerCall, WorkerMethod, WorkerReply, WorkerRequest } from './worker-protocol.js';
+
+const data = (workerData ?? {}) as { budgetMs?: number; memoryLimitBytes?: number; rics?: RIC[] };
+let interp: Interpreter = make(data.rics ?? []);
+
+function make(rics: RIC[]): Interpreter {
+  return createInterpreter({ customizations: rics, builtin: false, native: false, budgetMs: data.budgetMs, memoryLimitBytes: data.memoryLimitBytes, nowMs: Date.now, memoize: true });
+}
+
+const METHODS: Record<WorkerMethod, (i: Interpreter, args: unknown[]) => unknown> = {
+  getReplicas: (i, [o]) => i.getReplicas(o as never),
+  reviseReplica: (i, [o, n]) => i.reviseReplica(o as never, n as number),
+  retain: (i, [d, o]) => i.retain(d as never, o as never),
+  reflectStatus: (i, [o]) => i.reflectStatus(o as never),
+  interpretHealth: (i, [o]) => i.interpretHealth(o as never),
+  aggregatedStatus: (i, [o, items]) => i.aggregatedStatus(o as never, items as never),
+  getDependencies: (i, [o]) => i.getDependencies(o as never),
+};
+
+function answer(call: WorkerCall): WorkerReply {
+  const before = interp.sandbox.impureCalls;
+  try {
+    const value = METHODS[call.method](interp, call.args);
+    return { id: call.id, ok: true, value, pure: interp.sandbox.impureCalls === before };
+  } catch (e) {
+    return { id: call.id, ok: false, message: e instanceof Error ? e.message : String(e), pure: interp.sandbox.impureCalls === before };
+  }
+}
+
+parentPort?.on('message', (msg: WorkerRequest) => {
+  if (msg.type === 'rics') {
+    interp = make(msg.rics);
+    return;
+  }
+  const reply = answer(msg);
+  try {
+    parentPort!.postMessage(reply);
+  } catch (e) {
+    // A result that cannot be cloned (it never should: results are JSON values) still gets an answer.
+    parentPort!.postMessage({ id: msg.id, ok: false, message: `the interpreter worker could not return the result: ${(e as Error).message}`, pure: reply.pure } satisfies WorkerReply);
+  }
+});
