@@ -2,6 +2,7 @@
  * Typed decoding of script results, as Go's encoding/json into Karmada's structs would do it: unknown
  * fields are dropped, wrong JSON types and non-integral replica counts fail, quantities must parse.
  */
+import { setOwn } from '../core/object.js';
 import { tryParseQuantity } from '../quantity/quantity.js';
 import type { JsonValue } from '../lua/convert.js';
 import type { Component, NodeClaim, ReplicaRequirements } from './types.js';
@@ -41,7 +42,7 @@ function decodeResourceList(v: JsonValue | undefined, field: string): Record<str
     }
     const parsed = tryParseQuantity(String(q));
     if (typeof parsed === 'string') throw new DecodeError(parsed);
-    out[k] = q;
+    setOwn(out, k, q);
   }
   return out;
 }
@@ -56,7 +57,7 @@ function decodeNodeClaim(v: JsonValue | undefined, field: string): NodeClaim | u
   if (o.nodeSelector !== undefined && o.nodeSelector !== null) {
     const sel = expectObject(o.nodeSelector, `${field}.nodeSelector`, 'map[string]string')!;
     const out: Record<string, string> = {};
-    for (const [k, s] of Object.entries(sel)) out[k] = expectString(s, `${field}.nodeSelector`) ?? '';
+    for (const [k, s] of Object.entries(sel)) setOwn(out, k, expectString(s, `${field}.nodeSelector`) ?? '');
     claim.nodeSelector = out;
   }
   if (o.tolerations !== undefined && o.tolerations !== null) {

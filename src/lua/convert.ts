@@ -10,7 +10,7 @@
  * gopher-lua's table Append does; empty objects and arrays both become empty tables.
  */
 import * as fengariModule from './fengari.js';
-import { emptyAt, normalizeRepair, NOWHERE, rootPos, step, type Pos } from './repair.js';
+import { emptyAt, normalizeRepair, NOWHERE, put, rootPos, step, type Pos } from './repair.js';
 import { type LuaState } from './fengari.js';
 
 // Copied once: the TS loader turns every read of an imported binding into a getter call.
@@ -316,7 +316,7 @@ export function normalizeJs(v: unknown): JsonValue {
     for (const k in v as Record<string, unknown>) {
       const val = (v as Record<string, unknown>)[k];
       if (val === null || val === undefined) continue;
-      out[k] = normalizeJs(val);
+      put(out, k, normalizeJs(val));
       any = true;
     }
     return any ? out : [];
@@ -399,6 +399,8 @@ export function luaToJs(L: LuaState, idx: number, opts: EncodeOptions = {}): Jso
   function encodeTable(L: LuaState, i: number, depth: number, pos: Pos, top: boolean): JsonValue | undefined {
     const t = tableAt(L, i)!;
     if (visited.has(t)) throw new RawEncodeError('cannot encode recursively nested tables to JSON', depth);
+    // Each level holds a key and a value on the Lua stack (a table nested 100,000 deep fills it).
+    if (!lua.lua_checkstack(L, 4)) throw new RangeError('stack overflow: result nested too deeply');
     visited.add(t);
     const info = lazyTables.get(t);
     // String keys go straight into the object (a key both lazy and raw, after rawset, takes the raw
@@ -417,7 +419,7 @@ export function luaToJs(L: LuaState, idx: number, opts: EncodeOptions = {}): Jso
         if (firstIsNumber === null) firstIsNumber = false;
         strCount++;
         const r = repair ? normalizeRepair(v, step(pos, k)) : normalizeJs(v);
-        if (r !== undefined) obj[k] = r;
+        if (r !== undefined) put(obj, k, r);
       }
     }
     lua.lua_pushnil(L);
@@ -429,7 +431,11 @@ export function luaToJs(L: LuaState, idx: number, opts: EncodeOptions = {}): Jso
         strCount++;
         const key = jsStringOf(kv.value);
         const r = encodeTop(L, L.top - L.ci.funcOff - 1, depth + 1, repair ? step(pos, key) : NOWHERE);
-        if (r !== undefined) obj[key] = r;
+        // A key the script chose is only ever an own member (`__proto__` would replace the prototype).
+        if (r !== undefined) {
+          if (key === '__proto__') put(obj, key, r);
+          else obj[key] = r;
+        }
       } else if (kv.ttisnumber()) {
         if (firstIsNumber === null) firstIsNumber = true;
         const k: number = kv.value;
@@ -545,7 +551,7 @@ export function goJson(v: unknown): string {
     if (Array.isArray(x)) return x.map(sortKeys);
     if (x !== null && typeof x === 'object') {
       const out: Record<string, unknown> = {};
-      for (const k of Object.keys(x).sort()) out[k] = sortKeys((x as Record<string, unknown>)[k]);
+      for (const k of Object.keys(x).sort()) put(out, k, sortKeys((x as Record<string, unknown>)[k]));
       return out;
     }
     return x;

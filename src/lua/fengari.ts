@@ -12,6 +12,7 @@ import fengariMain from 'fengari';
 import defs from 'fengari/src/defs.js';
 import ldebug from 'fengari/src/ldebug.js';
 import ldo from 'fengari/src/ldo.js';
+import lfunc from 'fengari/src/lfunc.js';
 import lobject from 'fengari/src/lobject.js';
 import lopcodes from 'fengari/src/lopcodes.js';
 import lstate from 'fengari/src/lstate.js';
@@ -42,18 +43,72 @@ export const to_jsstring: (s: Uint8Array) => string = fengari.to_jsstring;
 export const MAX_STRING_BYTES = 64 * 1024 * 1024;
 
 /**
- * Per-state hooks the sandbox installs: counting string bytes towards the memory cap. Keyed by the
- * global state so nested coroutine threads (not opened, but cheap to support) share it.
+ * Per-state hooks the sandbox installs: counting string bytes towards the memory cap, checking the
+ * clock from inside long operations, and aborting a call. Keyed by the global state so nested coroutine
+ * threads (not opened, but cheap to support) share it.
  */
 export interface StateAccounting {
   stringBytes: number;
   limit: number;
+  /** Aborts the call (throws LuaAbort): a string of `size` bytes would pass a limit. */
   onStringLimit(L: LuaState, size: number): void;
+  /** Checks the call's clock and heap; throws LuaAbort when a budget is spent. */
   onLargeString(L: LuaState): void;
+  /** True once the running call has been aborted. */
+  isAborted(): boolean;
+  /** The text the aborted call fails with. */
+  abortText(): string;
+  /**
+   * A JS exception escaped into the VM: returns true when it must end the call (it is then marked
+   * aborted), false when it is an ordinary error that becomes a Lua error with its text.
+   */
+  nativeError(e: unknown): boolean;
 }
 const accounting = new WeakMap<object, StateAccounting>();
 export function setAccounting(L: LuaState, acc: StateAccounting): void {
   accounting.set(L.l_G, acc);
+}
+
+/** What string hashing (which has no state at hand) charges its long hashes to. */
+export interface HashAccounting {
+  /** Counts `bytes` of hash text about to be built; throws LuaAbort when that passes the limit. */
+  onHash(bytes: number): void;
+}
+let runningAcc: HashAccounting | null = null;
+let runningL: Any = null;
+/**
+ * The state whose call runs now (one at a time in a process: calls do not nest), or nulls between calls:
+ * for the checks that have no state at hand (string hashes, guarded instructions).
+ */
+export function setRunning(L: LuaState | null, acc: HashAccounting | null): void {
+  runningL = L;
+  runningAcc = acc;
+}
+
+/**
+ * The end of a call that ran out of budget. It is a JS exception, not a Lua error, so that no Lua code
+ * gets control again: no message handler runs and no pcall or xpcall stops it (the patched luaD_pcall
+ * lets it through every protected call but the outermost, the sandbox's own).
+ */
+export class LuaAbort extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LuaAbort';
+  }
+}
+
+/** Checks the running call's budgets from JS code that works for it (encoders, long library loops). */
+export function checkBudget(L: LuaState): void {
+  const acc = accounting.get(L.l_G);
+  if (acc !== undefined) acc.onLargeString(L);
+}
+
+/** The message of a JS exception as a script should see it. */
+export function nativeErrorText(e: unknown): string {
+  if (e instanceof RangeError && /call stack|stack overflow/i.test(e.message)) return 'stack overflow';
+  if (e instanceof Error) return e.message === '' ? e.name : e.message;
+  if (typeof e === 'string' && e !== '') return e;
+  return 'unexpected error in a library function';
 }
 
 let patched = false;
@@ -349,6 +404,8 @@ export function installPatches(): void {
   lobject.setsvalue2s = (L: LuaState, idx: number, ts: Any) => {
     const len = ts.realstring.length;
     if (len > 4096) {
+      markLongString(ts);
+      noteLongString(L, len);
       const acc = accounting.get(L.l_G);
       if (acc) {
         acc.stringBytes += len;
@@ -402,6 +459,316 @@ export function installPatches(): void {
   ldebug.luaG_ordererror = (L: LuaState, p1: Any, p2: Any) => {
     runerror(L, `attempt to compare ${gopherTypeName(L, p1)} with ${gopherTypeName(L, p2)}`);
   };
+
+  installContainment();
+}
+
+/** Stack slots kept after an error; a stack grown past STACK_SHRINK_ABOVE is cut back to what is in use. */
+const STACK_KEEP = 16384;
+const STACK_SHRINK_ABOVE = 65536;
+/** C API table reads, writes and comparisons between two budget checks (ltablib's sort, insert, remove). */
+const API_OPS_PER_CHECK = 4096;
+/** Strings longer than this make a concatenation check the clock first, and the count hook come sooner. */
+const LONG_OPERAND = 65536;
+
+/**
+ * Budgets that hold on every path: protected calls that cannot catch an abort, budget checks from
+ * library code that works through the C API, string hashing in linear time. (Concatenations are
+ * guarded when a chunk is loaded: guardInstructions.)
+ */
+function installContainment(): void {
+  const CT = defs.constant_types;
+  const LUA_OK = defs.thread_status.LUA_OK;
+  const LUA_ERRRUN = defs.thread_status.LUA_ERRRUN;
+  const LUA_ERRERR = defs.thread_status.LUA_ERRERR;
+  const EXTRA_STACK = lstate.EXTRA_STACK;
+
+  const pushMessage = (L: Any, msg: string) => {
+    const tv = new lobject.TValue(CT.LUA_TNIL, null);
+    tv.setsvalue(lstring.luaS_bless(L, to_luastring(msg)));
+    // Written past any api_check: the error may be that the stack is full.
+    L.stack[L.top++] = tv;
+  };
+
+  /**
+   * fengari's luaD_rawrunprotected, except that an abort goes through: rethrown to the enclosing
+   * protected call, or (at the outermost one) returned as an error without running any message handler.
+   * A JS exception from library code becomes a Lua error carrying its text, never a stray stack value.
+   */
+  const ABORTED = -1;
+  const runProtected = (L: Any, f: (L: Any, ud: unknown) => void, ud: unknown): number => {
+    const oldnCcalls = L.nCcalls;
+    const lj = { status: LUA_OK, previous: L.errorJmp };
+    L.errorJmp = lj;
+    let status = LUA_OK;
+    let abort: unknown = null;
+    try {
+      f(L, ud);
+    } catch (e) {
+      const acc = accounting.get(L.l_G);
+      if (e instanceof LuaAbort || (acc !== undefined && acc.isAborted())) {
+        status = ABORTED;
+        abort = e;
+      } else if (e === lj) status = lj.status;
+      else if (acc !== undefined && acc.nativeError(e)) status = ABORTED;
+      else {
+        // As luaG_errormsg would for a Lua error: the message, through the handler if there is one.
+        status = LUA_ERRRUN;
+        try {
+          lj.status = LUA_OK;
+          pushMessage(L, nativeErrorText(e));
+          if (L.errfunc !== 0) {
+            const errfunc = L.errfunc;
+            lobject.pushobj2s(L, L.stack[L.top - 1]);
+            lobject.setobjs2s(L, L.top - 2, errfunc);
+            ldo.luaD_callnoyield(L, L.top - 2, 1);
+          }
+        } catch (e2) {
+          if (e2 instanceof LuaAbort || (acc !== undefined && (acc.isAborted() || (e2 !== lj && acc.nativeError(e2))))) {
+            status = ABORTED;
+            abort = e2;
+          } else status = LUA_ERRERR;
+        }
+      }
+    }
+    L.errorJmp = lj.previous;
+    L.nCcalls = oldnCcalls;
+    if (status !== ABORTED) return status;
+    const acc = accounting.get(L.l_G);
+    const text = acc !== undefined ? acc.abortText() : nativeErrorText(abort);
+    if (lj.previous !== null) throw abort instanceof LuaAbort ? abort : new LuaAbort(text);
+    pushMessage(L, text);
+    return LUA_ERRRUN;
+  };
+
+  const setErrorObj = (L: Any, status: number, oldtop: number) => {
+    const top = L.top;
+    while (L.top < oldtop + 1) L.stack[L.top++] = new lobject.TValue(CT.LUA_TNIL, null);
+    const slot = L.stack[oldtop];
+    if (status === LUA_ERRERR) slot.setsvalue(lstring.luaS_bless(L, to_luastring('error in error handling')));
+    else if (status === defs.thread_status.LUA_ERRMEM) slot.setsvalue(lstring.luaS_bless(L, to_luastring('not enough memory')));
+    else slot.setfrom(L.stack[top - 1]);
+    L.top = oldtop + 1;
+  };
+
+  const shrinkStack = (L: Any) => {
+    const len = L.stack.length;
+    if (len > STACK_SHRINK_ABOVE) {
+      let inuse = L.top;
+      for (let ci = L.ci; ci !== null; ci = ci.previous) if (inuse < ci.top) inuse = ci.top;
+      const size = Math.max(STACK_KEEP, inuse + (inuse >> 3) + 2 * EXTRA_STACK);
+      if (size < len) L.stack.length = size;
+    }
+    L.stack_last = L.stack.length - EXTRA_STACK;
+  };
+
+  ldo.luaD_pcall = (L: Any, func: (L: Any, ud: unknown) => void, u: unknown, oldTop: number, ef: number): number => {
+    const oldCi = L.ci;
+    const oldAllowhook = L.allowhook;
+    const oldNny = L.nny;
+    const oldErrfunc = L.errfunc;
+    L.errfunc = ef;
+    const status = runProtected(L, func, u);
+    if (status !== LUA_OK) {
+      lfunc.luaF_close(L, oldTop);
+      setErrorObj(L, status, oldTop);
+      L.ci = oldCi;
+      L.allowhook = oldAllowhook;
+      L.nny = oldNny;
+      shrinkStack(L);
+    }
+    L.errfunc = oldErrfunc;
+    return status;
+  };
+
+  // Library code reads, writes and compares table elements through the C API (lua_geti, lua_seti,
+  // lua_compare), which reaches these through the module object; the VM uses its own bindings. A
+  // count of them bounds how long table.sort or table.insert on a huge table runs unchecked.
+  let apiOps = 0;
+  const count = (L: Any) => {
+    if (++apiOps >= API_OPS_PER_CHECK) {
+      apiOps = 0;
+      // lua_rawequal passes no state.
+      if (L !== null) checkBudget(L);
+    }
+  };
+  const gettable = lvm.luaV_gettable;
+  lvm.luaV_gettable = (L: Any, t: Any, key: Any, ra: number) => {
+    count(L);
+    return gettable(L, t, key, ra);
+  };
+  const settable = lvm.settable;
+  lvm.settable = (L: Any, t: Any, key: Any, val: Any) => {
+    count(L);
+    return settable(L, t, key, val);
+  };
+  for (const name of ['luaV_lessthan', 'luaV_lessequal', 'luaV_equalobj']) {
+    const compare = lvm[name];
+    lvm[name] = (L: Any, a: Any, b: Any) => {
+      count(L);
+      return compare(L, a, b);
+    };
+  }
+
+  // Long strings get their hash in linear time (see markLongString); they are noticed where they are made.
+  const origPushsvalue2s = lobject.pushsvalue2s;
+  lobject.pushsvalue2s = (L: Any, ts: Any) => {
+    const len = ts.realstring.length;
+    if (len > LONG_HASH) {
+      markLongString(ts);
+      noteLongString(L, len);
+    }
+    origPushsvalue2s(L, ts);
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Checks before the instructions whose cost grows with their operands.
+
+const OP_CONCAT = lopcodes.OpCodesI.OP_CONCAT;
+
+/**
+ * A concatenation that checks its result against the string limits when the VM reads its opcode, just
+ * before it runs and allocates: `s .. s` of two 64 MiB strings, or 200 operands of one, would otherwise
+ * be built first. Only concatenations are replaced, so every other instruction runs as before.
+ */
+class GuardedConcat {
+  code: number;
+  A: number;
+  B: number;
+  C: number;
+  Bx: number;
+  Ax: number;
+  sBx: number;
+  constructor(i: Any) {
+    this.code = i.code;
+    this.A = i.A;
+    this.B = i.B;
+    this.C = i.C;
+    this.Bx = i.Bx;
+    this.Ax = i.Ax;
+    this.sBx = i.sBx;
+  }
+  get opcode(): number {
+    if (runningL !== null) guardConcat(runningL, this);
+    return OP_CONCAT;
+  }
+}
+
+const STRING_TAG = defs.constant_types.LUA_TSTRING;
+const NUMBER_TAG = defs.constant_types.LUA_TNUMBER;
+
+function guardConcat(L: Any, i: GuardedConcat): void {
+  const ci = L.ci;
+  // The debug library reads opcodes too (for error messages): only the instruction now running counts.
+  if (ci.l_code === undefined || ci.l_code[ci.l_savedpc - 1] !== i) return;
+  const stack = L.stack;
+  const base = ci.l_base;
+  let total = 0;
+  for (let r = i.B; r <= i.C; r++) {
+    const v = stack[base + r];
+    const tag = v.type & 15;
+    if (tag === STRING_TAG) total += v.value.realstring.length;
+    else if (tag === NUMBER_TAG) total += 32;
+  }
+  if (total <= 4096) return;
+  const acc = accounting.get(L.l_G);
+  if (acc === undefined) return;
+  if (total > MAX_STRING_BYTES || acc.stringBytes + total > acc.limit) acc.onStringLimit(L, total);
+  if (total > LONG_OPERAND) acc.onLargeString(L);
+}
+
+const guardedProtos = new WeakSet<object>();
+
+/**
+ * Puts the checks into the function at the top of the stack (a freshly loaded chunk) and all it
+ * contains. Returns the length of its longest string constant (see noteLongString).
+ */
+export function guardInstructions(L: LuaState): number {
+  let longest = 0;
+  const walk = (p: Any) => {
+    if (guardedProtos.has(p)) return;
+    guardedProtos.add(p);
+    const code = p.code;
+    for (let n = 0; n < code.length; n++) if (code[n].opcode === OP_CONCAT) code[n] = new GuardedConcat(code[n]);
+    for (const k of p.k) if (k.ttisstring() && k.value.realstring.length > longest) longest = k.value.realstring.length;
+    for (const child of p.p) walk(child);
+  };
+  walk(L.stack[L.top - 1].value.p);
+  return longest;
+}
+
+/** Instructions between two count hooks when no long string is about (the sandbox's setting). */
+export const HOOK_EVERY = 1000;
+
+/**
+ * Comparing two strings, or hashing one, costs time in their length, between two count hooks: a loop
+ * comparing two 1 MB strings ran for seconds past its budget, 1000 comparisons at a time. Once a call
+ * holds a string longer than LONG_OPERAND, the hook comes more often, in proportion, so that what runs
+ * between two checks stays about what 1000 instructions on 64 KiB strings cost. The sandbox resets the
+ * interval for every call.
+ */
+export function noteLongString(L: LuaState, length: number): void {
+  if (length <= LONG_OPERAND) return;
+  const every = Math.max(1, Math.floor((HOOK_EVERY * LONG_OPERAND) / length));
+  if (L.basehookcount > every) {
+    L.basehookcount = every;
+    if (L.hookcount > every) L.hookcount = every;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Hashes of long strings.
+
+/** Strings longer than this get their hash built in linear time. */
+const LONG_HASH = 4096;
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
+
+/**
+ * fengari's hash of a string (its table key, and what `<` compares): `|` and each byte's hex digits,
+ * unpadded. fengari builds it by string concatenation, a cons-string node per byte: seconds and
+ * gigabytes for a long string used as a key or compared. The same text, built in linear time.
+ */
+function hexHash(u8: Uint8Array): string {
+  const bytes = Buffer.from(u8.buffer, u8.byteOffset, u8.length);
+  // Without bytes below 0x10 (text), the digits are Node's own hex encoding.
+  let low = false;
+  for (let b = 0; b < 16 && !low; b++) low = bytes.indexOf(b) !== -1;
+  if (!low) return '|' + bytes.toString('hex');
+  const out = Buffer.allocUnsafe(1 + 2 * u8.length);
+  out[0] = 0x7c;
+  let o = 1;
+  for (let i = 0; i < u8.length; i++) {
+    const b = u8[i]!;
+    if (b >= 16) out[o++] = HEX_DIGITS[b >> 4]!;
+    out[o++] = HEX_DIGITS[b & 15]!;
+  }
+  return out.toString('latin1', 0, o);
+}
+
+/**
+ * Gives a long string a hash that is built, on first use, by hexHash (and counted against the running
+ * call's string budget): fengari reads `ts.hash` and computes it only while it is null. Short strings
+ * keep fengari's own plain field, so table lookups cost what they did.
+ */
+function markLongString(ts: Any): void {
+  const d = Object.getOwnPropertyDescriptor(ts, 'hash');
+  // Already marked, or hashed: nothing to do (reading `ts.hash` would build the hash).
+  if (d === undefined || d.get !== undefined || d.value !== null) return;
+  Object.defineProperty(ts, 'hash', {
+    configurable: true,
+    enumerable: true,
+    get(this: Any): string {
+      const u8: Uint8Array = this.realstring;
+      if (runningAcc !== null) runningAcc.onHash(2 * u8.length);
+      const h = hexHash(u8);
+      Object.defineProperty(this, 'hash', { value: h, writable: true, enumerable: true, configurable: true });
+      return h;
+    },
+    set(this: Any, v: string | null) {
+      Object.defineProperty(this, 'hash', { value: v, writable: true, enumerable: true, configurable: true });
+    },
+  });
 }
 
 /** Raises a Lua error with the current line prefixed (`<string>:12: msg`), like gopher's RaiseError. */
@@ -451,7 +818,13 @@ export function luaStringObject(L: LuaState, s: string): Any {
     }
     return ts;
   }
-  return lstring.luaS_new(L, to_luastring(s));
+  const ts = lstring.luaS_new(L, to_luastring(s));
+  const len = ts.realstring.length;
+  if (len > LONG_HASH) {
+    markLongString(ts);
+    noteLongString(L, len);
+  }
+  return ts;
 }
 
 /** The JS string of a Lua string object, decoded once and kept on the (immutable) object. */

@@ -13,6 +13,7 @@ const pushString: typeof fengariModule.pushString = fengariModule.pushString;
 const raiseError: typeof fengariModule.raiseError = fengariModule.raiseError;
 const raiseRaw: typeof fengariModule.raiseRaw = fengariModule.raiseRaw;
 const toJsString: typeof fengariModule.toJsString = fengariModule.toJsString;
+const checkBudget: typeof fengariModule.checkBudget = fengariModule.checkBudget;
 
 function parseOrPanic(L: LuaState, s: string): Quantity {
   try {
@@ -55,7 +56,8 @@ function podTemplateArg(L: LuaState, i: number, fname: string): Record<string, u
   if (lua.lua_type(L, i) !== lua.LUA_TTABLE) typeError(L, i, fname, 'table');
   let value: unknown;
   try {
-    value = repairEmptyTables(luaToJs(L, i), [], true);
+    // A script-built table can be huge: encoding it checks the call's budget as it goes.
+    value = repairEmptyTables(luaToJs(L, i, { tick: () => checkBudget(L) }), [], true);
     checkPodTemplate(value);
   } catch (e) {
     if (e instanceof EncodeError || e instanceof PodSpecError) raiseRaw(L, `fail to convert lua value to PodTemplateSpec: ${e.message}`);

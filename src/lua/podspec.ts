@@ -3,6 +3,7 @@
  * requirements (what one replica asks of a node) and the ConfigMaps/Secrets/ServiceAccounts/PVCs a pod
  * depends on. Pure functions over decoded JSON.
  */
+import { setOwn } from '../core/object.js';
 import { parseQuantity, Quantity } from '../quantity/quantity.js';
 
 type Obj = Record<string, unknown>;
@@ -87,7 +88,7 @@ class ResourceTotals {
       if (name === 'cpu') q = Quantity.fromMilli(v, 'DecimalSI');
       else if (name === 'memory' || name === 'ephemeral-storage' || isHugePage(name)) q = Quantity.fromInt(v, 'BinarySI');
       else q = Quantity.fromInt(v, 'DecimalSI');
-      out[name] = q.toString();
+      setOwn(out, name, q.toString());
     }
     return Object.keys(out).length ? out : null;
   }
@@ -98,7 +99,7 @@ function effectiveRequests(container: unknown): Obj {
   const res = obj(obj(container).resources);
   const requests = { ...obj(res.requests) };
   if (isObj(res.limits)) {
-    for (const [k, v] of Object.entries(res.limits)) if (!(k in requests)) requests[k] = v;
+    for (const [k, v] of Object.entries(res.limits)) if (!Object.hasOwn(requests, k)) setOwn(requests, k, v);
   }
   return requests;
 }

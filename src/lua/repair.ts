@@ -9,6 +9,7 @@
  * call pays for the parts of the references its result shares, not for whole objects (Retain and
  * ReviseReplica pass whole Deployments as references).
  */
+import { setOwn } from '../core/object.js';
 
 /** Extra empty-object paths (typed-output `emptyObjects`), as a trie of raw keys. */
 export interface TrieNode {
@@ -168,6 +169,12 @@ export type Json = null | boolean | number | string | Json[] | { [k: string]: Js
  * elements gone, empty objects and arrays decided by position. Returns undefined when the value itself
  * is an empty container to delete. Never mutates its input.
  */
+/** out[k] = v, as an own member even for `__proto__` (an assignment would replace the prototype). */
+export function put(out: { [k: string]: unknown }, k: string, v: unknown): void {
+  if (k === '__proto__') setOwn(out, k, v);
+  else out[k] = v;
+}
+
 export function normalizeRepair(v: unknown, pos: Pos): Json | undefined {
   if (v === null || v === undefined) return undefined;
   if (typeof v !== 'object') return typeof v === 'bigint' ? Number(v) : (v as Json);
@@ -195,11 +202,11 @@ export function normalizeRepair(v: unknown, pos: Pos): Json | undefined {
     if (val === null || val === undefined) continue;
     any = true;
     if (typeof val !== 'object') {
-      out[k] = val as Json;
+      put(out, k, val as Json);
       continue;
     }
     const r = normalizeRepair(val, pos.step(k));
-    if (r !== undefined) out[k] = r;
+    if (r !== undefined) put(out, k, r);
   }
   return any ? out : emptyAt(pos);
 }
@@ -236,7 +243,7 @@ function pairCopy(v: object, other: Record<string, unknown>, ifEmpty: {} | [] | 
       else if (Array.isArray(o)) r = selfCopy(val, []);
       else r = hasMembers(o) ? pairCopy(val, o as Record<string, unknown>, undefined) : selfCopy(val, {});
     }
-    if (r !== undefined) (out ??= {})[k] = r;
+    if (r !== undefined) put((out ??= {}), k, r);
   }
   return any ? (out ?? {}) : ifEmpty;
 }
@@ -264,7 +271,7 @@ function selfCopy(v: object, ifEmpty: {} | [] | undefined): Json | undefined {
       // An object with no members is an empty-object reference at its own path: it stays {}.
       r = hasMembers(val) ? selfCopy(val, undefined) : {};
     }
-    if (r !== undefined) (out ??= {})[k] = r;
+    if (r !== undefined) put((out ??= {}), k, r);
   }
   return any ? (out ?? {}) : ifEmpty;
 }
@@ -293,10 +300,10 @@ function bare(v: object): Json | undefined {
     const val = (v as Record<string, unknown>)[k];
     if (val === null || val === undefined) continue;
     any = true;
-    if (typeof val !== 'object') (out ??= {})[k] = val as Json;
+    if (typeof val !== 'object') put((out ??= {}), k, val as Json);
     else {
       const r = bare(val);
-      if (r !== undefined) (out ??= {})[k] = r;
+      if (r !== undefined) put((out ??= {}), k, r);
     }
   }
   return any ? (out ?? {}) : undefined;

@@ -7,7 +7,10 @@
  *   a call defines is visible to another. Library tables are protected the same way. A chunk whose top
  *   level cannot hold state (reuse.ts) runs once; otherwise it runs before every call, as in Karmada.
  * - Budgets: an instruction-count hook checks the deadline and the heap; long-running library code
- *   (pattern matching, string building, result encoding) checks it too. pcall cannot catch the abort.
+ *   (pattern matching, string building, table loops, result encoding) checks it too, and so do
+ *   instructions whose cost grows with their operands. An abort is a JS exception (LuaAbort) that
+ *   unwinds straight to this sandbox's own protected call: no pcall, xpcall or message handler in the
+ *   script gets control again, and hooks run inside message handlers like anywhere else.
  * - Memory: strings are counted as they are built; heap and external memory are sampled in the hook.
  *   The state is not re-entrant and keeps serving after any failure.
  */
@@ -17,11 +20,17 @@ import {
   fengariInternals,
   installPatches,
   lauxlib,
+  LuaAbort,
   lua,
   MAX_STRING_BYTES,
+  nativeErrorText,
+  noteLongString,
   pushString,
-  raiseRaw,
+  guardInstructions,
+  HOOK_EVERY,
   setAccounting,
+  setRunning,
+  type HashAccounting,
   to_jsstring,
   to_luastring,
   type StateAccounting,
@@ -29,7 +38,7 @@ import {
   type LuaState,
 } from './fengari.js';
 import { chunkIsReusable } from './reuse.js';
-import { openLibraries, pushRecordingProxy, type Libraries, type Protected } from './stdlib.js';
+import { newProtected, openLibraries, pushRecordingProxy, resetProtected, type Libraries, type Protected } from './stdlib.js';
 import { gopherCompileMessage, lua51Violation } from './syntax.js';
 
 export interface SandboxOptions {
@@ -45,7 +54,10 @@ export interface SandboxOptions {
   nowMs?: () => number;
 }
 
-/** Why a call failed: the script's own error, a compile error, or a budget it exceeded. */
+/**
+ * Why a call failed: the script's own error, a compile error, or a budget it exceeded. An abort that is
+ * no budget (the JS stack overflowed) is 'runtime' too.
+ */
 export type LuaFailureKind = 'compile' | 'runtime' | 'timeout' | 'memory';
 
 export class LuaScriptError extends Error {
@@ -67,7 +79,6 @@ interface CallState {
   op: string;
 }
 
-const HOOK_EVERY = 1000;
 const STACK_SLOTS = 16384;
 const STACK_RESET_EVERY = 4096;
 const EXTRA_STACK = 5;
@@ -90,6 +101,9 @@ function callDepthExceeds(L: LuaState, max: number): boolean {
 }
 const HEAP_CHECK_EVERY = 16;
 
+/** JS allocation failures: the call ran out of memory, whatever the heap sampling saw so far. */
+const ALLOCATION_FAILURE = /allocation failed|invalid (typed )?array length|invalid string length|out of memory/i;
+
 function formatBudget(ms: number): string {
   if (ms % 1000 === 0) return `${ms / 1000}s`;
   if (ms > 1000) return `${ms / 1000}s`;
@@ -99,6 +113,8 @@ function formatBudget(ms: number): string {
 /** A compiled script: its chunk (run before every call) and, when safe, a run-once environment. */
 interface Compiled {
   chunkRef: number;
+  /** Length of the chunk's longest string constant. */
+  longestConstant: number;
   /** undefined: not tried yet; null: the chunk must run before every call. */
   reuse?: ReusableChunk | null;
 }
@@ -126,6 +142,7 @@ export class LuaSandbox {
   private readonly print: (line: string) => void;
   private readonly nowMs: () => number;
   private readonly acc: StateAccounting;
+  private readonly hashAcc: HashAccounting;
   /**
    * Library calls so far that saw more than the script's arguments (clock, random numbers, table
    * addresses, print): a call during which this did not move is a pure function of what it read.
@@ -152,6 +169,11 @@ export class LuaSandbox {
         if (this.acc.stringBytes > this.memoryLimitBytes) this.abort(L, 'memory', `script built more than ${this.memoryLimitBytes} bytes of strings`);
         this.tick(L);
       },
+      reserve: (L, bytes) => {
+        if (!this.call) return;
+        if (bytes > MAX_STRING_BYTES) this.abort(L, 'memory', `string of ${bytes} bytes exceeds the ${MAX_STRING_BYTES} byte limit`);
+        if (this.acc.stringBytes + bytes > this.memoryLimitBytes) this.abort(L, 'memory', `script built more than ${this.memoryLimitBytes} bytes of strings`);
+      },
       print: (line) => {
         this.impureCalls++;
         this.print(line);
@@ -173,21 +195,34 @@ export class LuaSandbox {
         if (size > MAX_STRING_BYTES) this.abort(L, 'memory', `string of ${size} bytes exceeds the ${MAX_STRING_BYTES} byte limit`);
         this.abort(L, 'memory', `script built more than ${this.memoryLimitBytes} bytes of strings`);
       },
-      onLargeString: (L) => this.tick(L),
+      onLargeString: (L) => this.hook(L, false),
+      isAborted: () => this.call?.aborted != null,
+      abortText: () => (this.call?.aborted ? this.abortText(this.call) : ''),
+      nativeError: (e) => {
+        const c = this.call;
+        if (!c) return false;
+        if (e instanceof LuaScriptError && (e.kind === 'timeout' || e.kind === 'memory')) this.mark(e.kind, e.message);
+        else if (e instanceof RangeError && ALLOCATION_FAILURE.test(e.message)) this.mark('memory', e.message);
+        // A JS stack overflow can leave a library structure half-updated: the call ends there.
+        else if (e instanceof RangeError && nativeErrorText(e) === 'stack overflow') this.mark('runtime', 'stack overflow');
+        return c.aborted != null;
+      },
+    };
+    this.hashAcc = {
+      onHash: (bytes) => {
+        if (!this.call) return;
+        this.acc.stringBytes += bytes;
+        if (this.acc.stringBytes > this.memoryLimitBytes) this.abort(L, 'memory', `script built more than ${this.memoryLimitBytes} bytes of strings`);
+        this.tick(L);
+      },
     };
     setAccounting(L, this.acc);
-    // Route unexpected JS exceptions (e.g. an allocation failure) into Lua errors so the state survives.
+    // The compiler still runs under fengari's own protected call: give its JS exceptions their text.
     lua.lua_atnativeerror(L, (L: LuaState) => {
-      const e = lua.lua_touserdata(L, -1) as unknown;
-      const msg = e instanceof Error ? e.message : String(e);
-      if (e instanceof RangeError && this.call && !this.call.aborted) {
-        this.call.aborted = 'memory';
-        this.call.abortMessage = msg;
-      }
-      lua.lua_pushstring(L, to_luastring(msg));
+      lua.lua_pushstring(L, to_luastring(nativeErrorText(lua.lua_touserdata(L, -1) as unknown)));
       return 1;
     });
-    lua.lua_sethook(L, (L: LuaState) => this.hook(L), lua.LUA_MASKCOUNT, HOOK_EVERY);
+    lua.lua_sethook(L, (L: LuaState) => this.hook(L, true), lua.LUA_MASKCOUNT, HOOK_EVERY);
     this.resetStack();
   }
 
@@ -241,9 +276,10 @@ export class LuaSandbox {
         result = gopherCompileMessage(script, toJsString(L, -1));
         lua.lua_pop(L, 1);
       } else {
+        const longestConstant = guardInstructions(L);
         lua.lua_rawgeti(L, lua.LUA_REGISTRYINDEX, this.libs.envRef);
         lua.lua_setupvalue(L, -2, 1);
-        result = { chunkRef: lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX) };
+        result = { chunkRef: lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX), longestConstant };
       }
     }
     this.cache.set(script, result);
@@ -281,10 +317,17 @@ export class LuaSandbox {
       op,
     };
     this.acc.stringBytes = 0;
+    setRunning(L, this.hashAcc);
+    // A previous call that held long strings made the count hook come sooner: back to the usual pace.
+    if (L.basehookcount !== HOOK_EVERY) {
+      L.basehookcount = HOOK_EVERY;
+      L.hookcount = HOOK_EVERY;
+    }
     let reuseEnv: Protected | null = null;
     try {
       const chunk = this.compiled(script);
       if (typeof chunk === 'string') throw new LuaScriptError(chunk, 'compile');
+      noteLongString(L, chunk.longestConstant);
       lua.lua_settop(L, 0);
       if (chunk.reuse === undefined) chunk.reuse = this.prepareReuse(script);
       if (chunk.reuse) {
@@ -312,11 +355,14 @@ export class LuaSandbox {
       this.checkDeadline();
       return out;
     } catch (e) {
-      if (e instanceof LuaScriptError) throw e;
       const c = this.call;
       if (c?.aborted) throw new LuaScriptError(this.abortText(c), c.aborted);
+      if (e instanceof LuaScriptError) throw e;
+      // JS failures outside the VM (reading a result nested too deeply): the call fails with their text.
+      if (e instanceof RangeError) throw new LuaScriptError(nativeErrorText(e), ALLOCATION_FAILURE.test(e.message) ? 'memory' : 'runtime');
       throw e;
     } finally {
+      setRunning(null, null);
       this.cleanup(reuseEnv);
       this.call = null;
       if (++this.calls % STACK_RESET_EVERY === 0) this.resetStack();
@@ -338,6 +384,7 @@ export class LuaSandbox {
       lua.lua_settop(L, 0);
       return null;
     }
+    guardInstructions(L);
     // D: the chunk's own globals, reading through to the base library. The base entries are copied in
     // too (library tables stay the shared protected proxies): one lookup fewer for every global read.
     lua.lua_createtable(L, 0, 64);
@@ -363,7 +410,7 @@ export class LuaSandbox {
       return null;
     }
     // E: the per-call layer every function of the chunk now sees as _ENV.
-    const env: Protected = { ref: 0, dirty: false };
+    const env = newProtected(true);
     pushRecordingProxy(L, D, env);
     const E = lua.lua_gettop(L);
     pushString(L, '_G');
@@ -416,6 +463,7 @@ export class LuaSandbox {
 
   private abortText(c: CallState): string {
     if (c.aborted === 'memory') return `${c.op}: script exceeded its memory limit (${c.abortMessage})`;
+    if (c.aborted === 'runtime') return c.abortMessage;
     return `${c.op}: script exceeded its ${formatBudget(this.budgetMs)} budget`;
   }
 
@@ -433,13 +481,17 @@ export class LuaSandbox {
     return new LuaScriptError(msg, 'runtime');
   }
 
-  private hook(L: LuaState): void {
+  /** The count hook (`fromHook`), and the same checks of clock and heap for long library work. */
+  private hook(L: LuaState, fromHook: boolean): void {
     const c = this.call;
     if (!c) return;
-    if (c.aborted) raiseRaw(L, this.abortText(c));
+    if (c.aborted) throw new LuaAbort(this.abortText(c));
     if (performance.now() > c.deadline) this.abort(L, 'timeout', '');
-    if (callDepthExceeds(L, MAX_CALL_DEPTH)) {
-      // gopher-lua's call stack holds 256 frames; deeper recursion fails there too.
+    if (fromHook && callDepthExceeds(L, MAX_CALL_DEPTH)) {
+      // gopher-lua's call stack holds 256 frames; deeper recursion fails there too. The error runs the
+      // script's message handler, if any: fengari turns hooks off inside a hook, so turn them back on
+      // or the handler would run unchecked.
+      L.allowhook = 1;
       lauxlib.luaL_error(L, to_luastring('stack overflow'));
     }
     if (c.heapStart < 0) c.heapStart = memoryInUse();
@@ -452,40 +504,31 @@ export class LuaSandbox {
   private tick(L: LuaState): void {
     const c = this.call;
     if (!c) return;
-    if (c.aborted) raiseRaw(L, this.abortText(c));
+    if (c.aborted) throw new LuaAbort(this.abortText(c));
     if (performance.now() > c.deadline) this.abort(L, 'timeout', '');
   }
 
-  private abort(L: LuaState, kind: LuaFailureKind, detail: string): never {
+  /** Records why the call ends (the first reason wins). */
+  private mark(kind: LuaFailureKind, detail: string): void {
     const c = this.call!;
     if (!c.aborted) {
       c.aborted = kind;
       c.abortMessage = detail;
     }
-    raiseRaw(L, this.abortText(c));
+  }
+
+  /** Ends the call: nothing in the script can catch this (see LuaAbort). */
+  private abort(_L: LuaState, kind: LuaFailureKind, detail: string): never {
+    this.mark(kind, detail);
+    throw new LuaAbort(this.abortText(this.call!));
   }
 
   /** Undoes every global and library write of the finished call. */
   private cleanup(extra: Protected | null): void {
     const L = this.L;
     lua.lua_settop(L, 0);
-    for (const p of this.libs.protectedTables) if (p.dirty) this.clearLayer(p);
-    if (extra !== null && extra.dirty) this.clearLayer(extra);
-  }
-
-  private clearLayer(p: Protected): void {
-    const L = this.L;
-    p.dirty = false;
-    lua.lua_rawgeti(L, lua.LUA_REGISTRYINDEX, p.ref);
-    // Clearing fields during traversal is allowed in Lua.
-    lua.lua_pushnil(L);
-    while (lua.lua_next(L, 1) !== 0) {
-      lua.lua_pop(L, 1);
-      lua.lua_pushvalue(L, -1);
-      lua.lua_pushnil(L);
-      lua.lua_rawset(L, 1);
-    }
-    lua.lua_settop(L, 0);
+    for (const p of this.libs.protectedTables) if (p.dirty) resetProtected(L, p);
+    if (extra !== null && extra.dirty) resetProtected(L, extra);
   }
 }
 

@@ -25,6 +25,13 @@ const raiseError: typeof fengariModule.raiseError = fengariModule.raiseError;
 const raiseRaw: typeof fengariModule.raiseRaw = fengariModule.raiseRaw;
 const to_luastring: typeof fengariModule.to_luastring = fengariModule.to_luastring;
 const toJsString: typeof fengariModule.toJsString = fengariModule.toJsString;
+const luaStringObject: typeof fengariModule.luaStringObject = fengariModule.luaStringObject;
+const ltable: typeof fengariModule.ltableModule = fengariModule.ltableModule;
+
+/** A fengari Table, as far as this module reads one. */
+interface FengariTable {
+  metatable: FengariTable | null;
+}
 
 // fengari's 5.3 implementations (lbaselib, ltablib) serve where they behave as 5.1 does for scripts.
 
@@ -34,6 +41,8 @@ export interface Host {
   tick(L: LuaState): void;
   /** Counts bytes of a string a library function built, against the call's memory limit and budget. */
   allocated(L: LuaState, bytes: number): void;
+  /** Checks, before allocating, that a string of `bytes` would fit the call's limits (counts nothing). */
+  reserve(L: LuaState, bytes: number): void;
   /** True once the call has been aborted: pcall must not swallow that. */
   aborted(): boolean;
   print(line: string): void;
@@ -46,6 +55,9 @@ export interface Host {
 }
 
 export const MAX_STRING_ARG = 1_000_000;
+
+/** Most values one library call pushes (unpack, string.byte), as for gopher-lua's bounded registry. */
+export const MAX_RESULTS = 8000;
 
 const TYPE_NAMES: Record<number, string> = {
   0: 'nil',
@@ -104,31 +116,160 @@ function pushBytes(L: LuaState, b: Uint8Array): void {
   lua.lua_pushstring(L, b);
 }
 
-/** Registers an empty proxy whose reads fall through to `real` and whose writes are undone after the call. */
+/**
+ * A library table or global environment as a call sees it: a proxy table in front of the real one,
+ * reset after every call that wrote to it, so each call starts from the same state.
+ *
+ * Until a call writes to it, the proxy is raw-empty and reads fall through to the real table (a
+ * metatable `__index`), which costs nothing per call. The first write, or anything that looks at the
+ * raw table (next, pairs, `#`, unpack), copies the real entries in and drops the metatable: from then on
+ * the proxy is an ordinary Lua table, so `error = nil` hides `error` and `pairs(string)` lists the
+ * library, exactly as in Lua. The global environment also takes new keys in place without the copy
+ * (a chunk defines its functions as globals on every call): those hide nothing.
+ */
 export interface Protected {
   ref: number;
   dirty: boolean;
+  /** The global environment (new keys need no copy); library tables copy on any write. */
+  env: boolean;
+  /** Entries of the real table are in the proxy, which has no metatable until the reset. */
+  copied: boolean;
+  /** Registry ref of the table reads fall through to, and that table itself. */
+  realRef: number;
+  real: unknown;
+  /** The proxy's fengari Table object and its metatable, for the reset. */
+  table: { metatable: unknown } | null;
+  meta: unknown;
+}
+
+/** Protected proxies by their metatable: how raw access recognizes one that has not been copied yet. */
+const protectedByMeta = new WeakMap<object, Protected>();
+
+export function newProtected(env: boolean): Protected {
+  return { ref: 0, dirty: false, env, copied: false, realRef: 0, real: null, table: null, meta: null };
 }
 
 /**
  * Pushes an empty table whose reads fall through to the table at absolute index `readIdx` and whose
- * writes land in the proxy itself and mark `p` dirty, so the caller knows to clear them after a call.
+ * writes land in the proxy itself and mark `p` dirty, so the caller knows to reset it after a call.
  */
 export function pushRecordingProxy(L: LuaState, readIdx: number, p: Protected): void {
+  lua.lua_pushvalue(L, readIdx);
+  p.real = tableAt(L, -1);
+  p.realRef = lauxlib.luaL_ref(L, lua.LUA_REGISTRYINDEX);
   lua.lua_createtable(L, 0, 0);
-  lua.lua_createtable(L, 0, 2);
+  p.table = tableAt(L, -1) as Protected['table'];
+  lua.lua_createtable(L, 0, 3);
+  p.meta = tableAt(L, -1);
+  protectedByMeta.set(p.meta as object, p);
   pushString(L, '__index');
   lua.lua_pushvalue(L, readIdx);
   lua.lua_rawset(L, -3);
   pushString(L, '__newindex');
   lua.lua_pushcfunction(L, (L: LuaState) => {
-    p.dirty = true;
     lua.lua_settop(L, 3);
+    if (!p.env || visibleBelow(L, p, 2)) copyIn(L, p);
+    p.dirty = true;
     lua.lua_rawset(L, 1);
     return 0;
   });
   lua.lua_rawset(L, -3);
+  pushString(L, '__len');
+  lua.lua_pushcfunction(L, (L: LuaState) => {
+    copyIn(L, p);
+    lua.lua_pushnumber(L, lua.lua_rawlen(L, 1));
+    return 1;
+  });
+  lua.lua_rawset(L, -3);
   lua.lua_setmetatable(L, -2);
+}
+
+/** Whether the key at stack index `keyIdx` has a value in the tables under the proxy (raw reads, no calls). */
+function visibleBelow(L: LuaState, p: Protected, keyIdx: number): boolean {
+  const key = L.stack[L.ci.funcOff + keyIdx];
+  const indexKey = luaStringObject(L, '__index');
+  let t = p.real as FengariTable | null;
+  for (let depth = 0; t !== null && depth < 8; depth++) {
+    if (!ltable.luaH_get(L, t, key).ttisnil()) return true;
+    const mt = t.metatable;
+    if (mt === null) return false;
+    const next = ltable.luaH_getstr(mt, indexKey);
+    t = next.ttistable() ? next.value : null;
+  }
+  return false;
+}
+
+/**
+ * Copies into the proxy every entry visible through it that it does not hold itself (the real table,
+ * then what that one reads through to), and drops the proxy's metatable: an ordinary table from now on.
+ */
+function copyIn(L: LuaState, p: Protected): void {
+  if (p.copied) return;
+  const top = lua.lua_gettop(L);
+  lua.lua_checkstack(L, 8);
+  lua.lua_rawgeti(L, lua.LUA_REGISTRYINDEX, p.ref);
+  const proxy = top + 1;
+  lua.lua_rawgeti(L, lua.LUA_REGISTRYINDEX, p.realRef);
+  const layer = proxy + 1;
+  for (let depth = 0; depth < 8; depth++) {
+    lua.lua_pushnil(L);
+    while (lua.lua_next(L, layer) !== 0) {
+      lua.lua_pushvalue(L, -2);
+      if (lua.lua_rawget(L, proxy) === lua.LUA_TNIL) {
+        lua.lua_pushvalue(L, -3);
+        lua.lua_pushvalue(L, -3);
+        lua.lua_rawset(L, proxy);
+      }
+      lua.lua_pop(L, 2);
+    }
+    if (!lua.lua_getmetatable(L, layer)) break;
+    pushString(L, '__index');
+    if (lua.lua_rawget(L, -2) !== lua.LUA_TTABLE) break;
+    // The table it reads through to takes the layer's place.
+    lua.lua_replace(L, layer);
+    lua.lua_settop(L, layer);
+  }
+  p.table!.metatable = null;
+  p.copied = true;
+  p.dirty = true;
+  lua.lua_settop(L, top);
+}
+
+/** Undoes a call's writes: the proxy is raw-empty again and reads through to the real table. */
+export function resetProtected(L: LuaState, p: Protected): void {
+  p.dirty = false;
+  lua.lua_rawgeti(L, lua.LUA_REGISTRYINDEX, p.ref);
+  const t = lua.lua_gettop(L);
+  // Clearing fields during traversal is allowed in Lua.
+  lua.lua_pushnil(L);
+  while (lua.lua_next(L, t) !== 0) {
+    lua.lua_pop(L, 1);
+    lua.lua_pushvalue(L, -1);
+    lua.lua_pushnil(L);
+    lua.lua_rawset(L, t);
+  }
+  lua.lua_settop(L, t - 1);
+  if (p.copied) {
+    p.copied = false;
+    p.table!.metatable = p.meta;
+  }
+}
+
+/**
+ * Makes the table at idx hold its entries raw, for code that iterates it raw (next, pairs): a lazy
+ * table from JSON gets its fields, a protected proxy its library entries.
+ */
+export function rawView(L: LuaState, idx: number): void {
+  materialize(L, idx);
+  copyProtected(L, idx);
+}
+
+/** A protected proxy at idx gets its library entries, for code that reads it raw (unpack, table.concat). */
+function copyProtected(L: LuaState, idx: number): void {
+  const t = tableAt(L, idx) as { metatable: object | null } | null;
+  if (t === null || t.metatable === null) return;
+  const p = protectedByMeta.get(t.metatable);
+  if (p !== undefined) copyIn(L, p);
 }
 
 export interface Libraries {
@@ -143,8 +284,8 @@ export function openLibraries(L: LuaState, host: Host): Libraries {
   const protectedTables: Protected[] = [];
 
   /** Leaves on the stack an empty table that reads through to the table at top and records writes. */
-  const protect = (): Protected => {
-    const p: Protected = { ref: 0, dirty: false };
+  const protect = (env = false): Protected => {
+    const p = newProtected(env);
     const realIdx = lua.lua_gettop(L);
     pushRecordingProxy(L, realIdx, p);
     lua.lua_remove(L, realIdx);
@@ -162,12 +303,12 @@ export function openLibraries(L: LuaState, host: Host): Libraries {
 
   // The environment G: empty, reads fall through to B, writes are recorded.
   lua.lua_pushvalue(L, B);
-  const env = protect();
+  const env = protect(true);
   const G = lua.lua_gettop(L);
 
   const stdNext: Fn = (L) => {
     checkTable(L, 1, 'next');
-    materialize(L, 1);
+    rawView(L, 1);
     lua.lua_settop(L, 2);
     if (lua.lua_next(L, 1) !== 0) return 2;
     lua.lua_pushnil(L);
@@ -186,7 +327,7 @@ export function openLibraries(L: LuaState, host: Host): Libraries {
     next: stdNext,
     pairs: (L) => {
       checkTable(L, 1, 'pairs');
-      materialize(L, 1);
+      rawView(L, 1);
       lua.lua_pushcfunction(L, stdNext);
       lua.lua_pushvalue(L, 1);
       lua.lua_pushnil(L);
@@ -195,7 +336,8 @@ export function openLibraries(L: LuaState, host: Host): Libraries {
     pcall: (L) => {
       checkAny(L, 1, 'pcall');
       const status = lua.lua_pcall(L, lua.lua_gettop(L) - 1, lua.LUA_MULTRET, 0);
-      if (host.aborted()) lua.lua_error(L);
+      // An abort never returns here (it unwinds past every pcall); this is a second line of defence.
+      if (host.aborted()) host.tick(L);
       lua.lua_pushboolean(L, status === lua.LUA_OK);
       lua.lua_insert(L, 1);
       return lua.lua_gettop(L);
@@ -205,7 +347,7 @@ export function openLibraries(L: LuaState, host: Host): Libraries {
       lua.lua_settop(L, 2);
       lua.lua_insert(L, 1);
       const status = lua.lua_pcall(L, 0, lua.LUA_MULTRET, 1);
-      if (host.aborted()) lua.lua_error(L);
+      if (host.aborted()) host.tick(L);
       lua.lua_pushboolean(L, status === lua.LUA_OK);
       lua.lua_replace(L, 1);
       return lua.lua_gettop(L);
@@ -243,11 +385,12 @@ export function openLibraries(L: LuaState, host: Host): Libraries {
     },
     unpack: (L) => {
       checkTable(L, 1, 'unpack');
+      copyProtected(L, 1);
       const i = optInt(L, 2, 'unpack', 1);
       const e = lua.lua_type(L, 3) <= lua.LUA_TNIL ? lua.lua_rawlen(L, 1) : checkInt(L, 3, 'unpack');
       if (i > e) return 0;
       const n = e - i + 1;
-      if (n >= 8000 || !lua.lua_checkstack(L, n)) raiseError(L, 'too many results to unpack');
+      if (n >= MAX_RESULTS || !lua.lua_checkstack(L, n)) raiseError(L, 'too many results to unpack');
       for (let k = i; k <= e; k++) lua.lua_rawgeti(L, 1, k);
       return n;
     },
@@ -356,8 +499,10 @@ export function openLibraries(L: LuaState, host: Host): Libraries {
       if (a < 1) a = 1;
       if (b > s.length) b = s.length;
       if (a > b) return 0;
+      const n = b - a + 1;
+      if (n >= MAX_RESULTS || !lua.lua_checkstack(L, n)) raiseError(L, 'string slice too long');
       for (let k = a; k <= b; k++) lua.lua_pushnumber(L, s[k - 1]!);
-      return b - a + 1;
+      return n;
     },
     char: (L) => {
       const n = lua.lua_gettop(L);
@@ -470,16 +615,17 @@ export function openLibraries(L: LuaState, host: Host): Libraries {
   };
   lua.lua_createtable(L, 0, 16);
   setFunctions(L, stringLib);
-  const stringReal = lua.lua_gettop(L);
-  // `s:lower()` reads the library through the string metatable.
+  protect();
+  // `s:lower()` reads the library through the string metatable: the call's own view of it, so that
+  // `string.lower = nil` affects method calls too, as in Lua.
+  const stringProxy = lua.lua_gettop(L);
   pushString(L, '');
   lua.lua_createtable(L, 0, 1);
   pushString(L, '__index');
-  lua.lua_pushvalue(L, stringReal);
+  lua.lua_pushvalue(L, stringProxy);
   lua.lua_rawset(L, -3);
   lua.lua_setmetatable(L, -2);
   lua.lua_pop(L, 1);
-  protect();
   setField(L, B, 'string');
 
   // --- table ---
@@ -497,6 +643,7 @@ export function openLibraries(L: LuaState, host: Host): Libraries {
   setFunctions(L, {
     concat: (L) => {
       checkTable(L, 1, 'concat');
+      copyProtected(L, 1);
       const sep = lua.lua_type(L, 2) <= lua.LUA_TNIL ? new Uint8Array(0) : checkBytes(L, 2, 'concat');
       const i = optInt(L, 3, 'concat', 1);
       const j = lua.lua_type(L, 4) <= lua.LUA_TNIL ? lua.lua_rawlen(L, 1) : checkInt(L, 4, 'concat');
@@ -514,7 +661,11 @@ export function openLibraries(L: LuaState, host: Host): Libraries {
         }
         parts.push(b);
         total += b.length;
-        if (total > 4096 && (k & 255) === 0) host.allocated(L, 0);
+        // The result's size is known before it is built: refuse it as soon as it passes a limit.
+        if (total > 4096) {
+          host.reserve(L, total);
+          if ((k & 255) === 0) host.tick(L);
+        }
       }
       const out = new Uint8Array(total);
       let off = 0;
@@ -527,15 +678,19 @@ export function openLibraries(L: LuaState, host: Host): Libraries {
     },
     getn: (L) => {
       checkTable(L, 1, 'getn');
+      copyProtected(L, 1);
       lua.lua_pushnumber(L, lua.lua_rawlen(L, 1));
       return 1;
     },
     maxn: (L) => {
       checkTable(L, 1, 'maxn');
+      copyProtected(L, 1);
       let max = 0;
+      let seen = 0;
       lua.lua_pushnil(L);
       while (lua.lua_next(L, 1) !== 0) {
         lua.lua_pop(L, 1);
+        if ((++seen & 4095) === 0) host.tick(L);
         if (lua.lua_type(L, -1) === lua.LUA_TNUMBER) {
           const v = lua.lua_tonumber(L, -1);
           if (v > max) max = v;
