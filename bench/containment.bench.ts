@@ -4,11 +4,12 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, writeFileSync } from 'node:fs';
-import { Agent, request as httpsRequest } from 'node:https';
+import { Agent } from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { RestClient } from '../src/kube/rest.js';
+import { sendAdmissionReview } from '../test/integration/k8s-env.js';
 import { makePki } from '../test/webhook/certs.js';
 import { clusterInfo, distDir, envDir, envRunning, envStart, envStop, freePort, getOrUndefined, ignoreConflict, installCrds, kubeConfigOf, readEnv, registerMembers, repoRoot, waitFor, type K8sEnv } from './controller-env.js';
 
@@ -112,28 +113,11 @@ function stopController(c: Ctrl): Promise<void> {
   });
 }
 
-function review(port: number, agent: Agent, uid: string): Promise<number> {
-  const body = JSON.stringify({
-    apiVersion: 'admission.k8s.io/v1',
-    kind: 'AdmissionReview',
-    request: {
-      uid,
-      kind: { group: 'policy.karmada.io', version: 'v1alpha1', kind: 'PropagationPolicy' },
-      resource: { group: 'policy.karmada.io', version: 'v1alpha1', resource: 'propagationpolicies' },
-      operation: 'CREATE',
-      namespace: NS,
-      name: 'p',
-      object: { apiVersion: 'policy.karmada.io/v1alpha1', kind: 'PropagationPolicy', metadata: { name: 'p', namespace: NS }, spec: { resourceSelectors: [{ apiVersion: 'v1', kind: 'ConfigMap' }] } },
-    },
-  });
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest({ host: '127.0.0.1', port, path: '/mutate-propagationpolicy', method: 'POST', agent, headers: { 'content-type': 'application/json' }, timeout: 3000 }, (res) => {
-      res.resume().on('end', () => (res.statusCode === 200 ? resolve(res.statusCode) : reject(new Error(`status ${res.statusCode}`))));
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-    req.end(body);
-  });
+/** One review, as the API server sends it with a 3 s timeout; anything but 200 counts as failed. */
+async function review(port: number, agent: Agent, uid: string): Promise<number> {
+  const code = await sendAdmissionReview(port, agent, uid, NS, 3000);
+  if (code !== 200) throw new Error(`status ${code}`);
+  return code;
 }
 
 interface Window {

@@ -236,12 +236,19 @@ describe('karmada-lite controller: cluster failover and --with-webhook', () => {
           return undefined;
         } catch (e) {
           if (e instanceof ApiError && /cannot co-exist/.test(e.message)) return e;
+          // The validating configuration was picked up before the mutating one, which sets the id: not yet.
+          if (e instanceof ApiError && /permanent-id is required/.test(e.message)) return undefined;
           throw e;
         }
       });
       expect(denial.message).toContain('admission webhook');
       // The mutating webhook ran first: a good policy comes back with its permanent id.
-      const good = await host.request('POST', ppPath, { body: { ...bad, metadata: { name: 'good', namespace: NS }, spec: { ...bad.spec, suspension: { dispatching: true } } } });
+      const good = await waitFor('the API server to ask the mutating webhook too', () =>
+        host.request('POST', ppPath, { body: { ...bad, metadata: { name: 'good', namespace: NS }, spec: { ...bad.spec, suspension: { dispatching: true } } } }).catch((e) => {
+          if (e instanceof ApiError && /permanent-id is required/.test(e.message)) return undefined;
+          throw e;
+        }),
+      );
       expect(good.metadata.labels?.['propagationpolicy.karmada.io/permanent-id']).toMatch(/^[0-9a-f-]{36}$/);
       await host.request('DELETE', `${ppPath}/good`).catch(() => undefined);
     } finally {

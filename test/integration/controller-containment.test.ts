@@ -4,11 +4,12 @@
 // runs the scripts again and again; on the event loop, one key after another, each for its 1 s budget,
 // with no I/O in between); meanwhile /healthz answers every probe, the webhook every AdmissionReview, a
 // plain Deployment reaches member1, and the RIC gets ScriptsHealthy=False and an Event.
-import { Agent, request as httpsRequest } from 'node:https';
+import { Agent } from 'node:https';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePki } from '../webhook/certs.js';
 import { waitFor } from './env.js';
+import { sendAdmissionReview } from './k8s-env.js';
 import { diagnose, freePort, get, prepareHost, removeDeployments, rest, startController, stopController, type Proc } from './harness.js';
 
 const NS = `containment-e2e-${Date.now().toString(36)}`;
@@ -22,36 +23,10 @@ const SPINNERS = ['spin-0', 'spin-1', 'spin-2', 'spin-3', 'spin-4'];
 /** The API server's default webhook timeout is 10 s; the issue saw 3 s ones missed. */
 const REVIEW_TIMEOUT_MS = 3000;
 
-function review(port: number, ca: Buffer, uid: string): Promise<number> {
-  const body = JSON.stringify({
-    apiVersion: 'admission.k8s.io/v1',
-    kind: 'AdmissionReview',
-    request: {
-      uid,
-      kind: { group: 'policy.karmada.io', version: 'v1alpha1', kind: 'PropagationPolicy' },
-      resource: { group: 'policy.karmada.io', version: 'v1alpha1', resource: 'propagationpolicies' },
-      operation: 'CREATE',
-      namespace: NS,
-      name: 'p',
-      object: { apiVersion: 'policy.karmada.io/v1alpha1', kind: 'PropagationPolicy', metadata: { name: 'p', namespace: NS }, spec: { resourceSelectors: [{ apiVersion: 'v1', kind: 'ConfigMap' }] } },
-    },
-  });
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest(
-      { host: '127.0.0.1', port, path: '/mutate-propagationpolicy', method: 'POST', agent: new Agent({ ca }), headers: { 'content-type': 'application/json' }, timeout: REVIEW_TIMEOUT_MS },
-      (res) => {
-        res.resume().on('end', () => resolve(res.statusCode!));
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${REVIEW_TIMEOUT_MS}ms`)));
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
 describe('karmada-lite controller: a hostile RIC cannot stall the controller', () => {
   const host = rest('host');
   const pki = makePki();
+  const reviewAgent = new Agent({ ca: pki.ca });
   const certFile = path.join(pki.dir, 'tls.crt');
   const keyFile = path.join(pki.dir, 'tls.key');
   let ctrl: Proc | undefined;
@@ -131,7 +106,7 @@ describe('karmada-lite controller: a hostile RIC cannot stall the controller', (
     })();
     const reviewing = (async () => {
       while (Date.now() - started < 15_000) {
-        const res = await review(webhookPort, pki.ca, `u${reviews.length}`).then(
+        const res = await sendAdmissionReview(webhookPort, reviewAgent, `u${reviews.length}`, NS, REVIEW_TIMEOUT_MS).then(
           (code) => ({ ok: code === 200, why: `status ${code}` }),
           (e: Error) => ({ ok: false, why: e.message }),
         );

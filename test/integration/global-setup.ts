@@ -2,8 +2,11 @@
 //
 // KARMADA_LITE_ENV_REUSE=1 keeps an environment that is already up (`bash scripts/k8s/env.sh start`) and
 // leaves it running at the end, for fast edit-run loops while writing integration tests.
+// Without KARMADA_LITE_ENV_DIR every run gets a folder of its own under the system's temporary folder (removed
+// afterwards), so that two runs on one machine never stop or reuse each other's apiservers.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
@@ -11,11 +14,13 @@ import type { K8sEnv } from './env.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const scripts = path.join(repoRoot, 'scripts', 'k8s');
-const envDir = process.env.KARMADA_LITE_ENV_DIR ?? '/tmp/karmada-lite-env';
+const givenEnvDir = process.env.KARMADA_LITE_ENV_DIR;
+// A reused environment is the one env.sh starts by default; a fresh one is private to this run.
+const envDir = givenEnvDir ?? (process.env.KARMADA_LITE_ENV_REUSE === '1' ? '/tmp/karmada-lite-env' : mkdtempSync(path.join(tmpdir(), 'karmada-lite-env-')));
 
 function run(script: string, ...args: string[]): number {
   // inherited stdio so that a cold build's progress (tens of minutes) is visible instead of looking hung
-  const r = spawnSync('bash', [path.join(scripts, script), ...args], { stdio: 'inherit', cwd: repoRoot });
+  const r = spawnSync('bash', [path.join(scripts, script), ...args], { stdio: 'inherit', cwd: repoRoot, env: { ...process.env, KARMADA_LITE_ENV_DIR: envDir } });
   if (r.error) throw r.error;
   return r.status ?? 1;
 }
@@ -35,6 +40,8 @@ export default function setup(project: TestProject): () => void {
   process.env.KARMADA_LITE_ENV_JSON = envJson;
 
   return () => {
-    if (!reuse) run('env.sh', 'stop');
+    if (reuse) return;
+    run('env.sh', 'stop');
+    if (givenEnvDir === undefined) rmSync(envDir, { recursive: true, force: true });
   };
 }

@@ -1,6 +1,7 @@
 // The test environment of scripts/k8s/env.sh as plain code, with no vitest: shared by the integration tests
 // (through env.ts and harness.ts) and by benchmarks that run against the same apiservers.
 import { readdirSync, readFileSync } from 'node:fs';
+import { Agent, request as httpsRequest } from 'node:https';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -144,4 +145,33 @@ export async function registerMembers(env: K8sEnv, host: RestClient): Promise<st
     }
   }
   return created;
+}
+
+/**
+ * Sends one mutating AdmissionReview of a small PropagationPolicy in `namespace` to a karmada-lite webhook on
+ * 127.0.0.1:`port`, as the API server would; resolves with the HTTP status, rejects when no answer comes within
+ * `timeoutMs` (the webhook configuration's timeoutSeconds).
+ */
+export function sendAdmissionReview(port: number, agent: Agent, uid: string, namespace: string, timeoutMs: number): Promise<number> {
+  const body = JSON.stringify({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid,
+      kind: { group: 'policy.karmada.io', version: 'v1alpha1', kind: 'PropagationPolicy' },
+      resource: { group: 'policy.karmada.io', version: 'v1alpha1', resource: 'propagationpolicies' },
+      operation: 'CREATE',
+      namespace,
+      name: 'p',
+      object: { apiVersion: 'policy.karmada.io/v1alpha1', kind: 'PropagationPolicy', metadata: { name: 'p', namespace }, spec: { resourceSelectors: [{ apiVersion: 'v1', kind: 'ConfigMap' }] } },
+    },
+  });
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest({ host: '127.0.0.1', port, path: '/mutate-propagationpolicy', method: 'POST', agent, headers: { 'content-type': 'application/json' }, timeout: timeoutMs }, (res) => {
+      res.resume().on('end', () => resolve(res.statusCode!));
+    });
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(body);
+  });
 }
