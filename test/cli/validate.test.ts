@@ -6,7 +6,7 @@ import { readDocuments, parseDocuments, InputError } from '../../src/io/document
 import { formatLintResult, lintDocuments, lintExitCode } from '../../src/validation/lint.js';
 
 const root = join(import.meta.dirname, '..', '..');
-const examples = join(root, '..', 'shared', 'examples');
+const examples = join(root, 'test', 'fixtures', 'design-examples');
 const cli = (args: string[], input?: string) =>
   spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src/cli/main.ts'), ...args], { cwd: root, encoding: 'utf8', input });
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { dumpYaml, loadAllYaml, type V1CustomResourceDefinition, type V1Deployment } from '@kubernetes/client-node';
 import { parseAllDocuments, parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { apiError, clients, isApiError, k8sEnv, repoRoot, sharedDir, waitFor, type ClusterName } from './env.js';
+import { apiError, clients, isApiError, k8sEnv, repoRoot, designExamples, waitFor, type ClusterName } from './env.js';
 
 const crdDir = path.join(repoRoot, 'crds');
 
@@ -172,7 +172,7 @@ describe('host: PropagationPolicy served by the generated CRD', () => {
   const group = 'policy.karmada.io';
   const version = 'v1alpha1';
   const plural = 'propagationpolicies';
-  const example = parse(readFileSync(path.join(sharedDir, 'examples', 'suspension-all.yaml'), 'utf8')) as Record<string, any>;
+  const example = parse(readFileSync(path.join(designExamples, 'examples', 'suspension-all.yaml'), 'utf8')) as Record<string, any>;
   const custom = () => clients('host').custom;
   const create = (namespace: string, body: object) =>
     settled(`create in ${plural}.${group}`, () => custom().createNamespacedCustomObject({ group, version, namespace, plural, body })) as Promise<

@@ -22,8 +22,8 @@ declare module 'vitest' {
   }
 }
 
-/** `../shared` beside the repo: read-only reference material and examples. */
-export const sharedDir = path.join(repoRoot, '..', 'shared');
+/** The design documents' examples, copied into the repository (tests read nothing outside it). */
+export const designExamples = path.join(repoRoot, 'test', 'fixtures', 'design-examples');
 
 export function k8sEnv(): K8sEnv {
   const provided = inject('k8sEnv');

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { AdmissionregistrationV1Api, loadAllYaml, type V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiError, clients, isApiError, kubeConfig, repoRoot, sharedDir, waitFor } from './env.js';
+import { apiError, clients, isApiError, kubeConfig, repoRoot, designExamples, waitFor } from './env.js';
 import { WebhookServer } from '../../src/webhook/server.js';
 import { renderWebhookConfigurations } from '../../src/webhook/deploy.js';
 import { clusterRicLister } from '../../src/webhook/ric-source.js';
@@ -66,7 +66,7 @@ async function replace(obj: Record<string, any>): Promise<Record<string, any>> {
     : custom.replaceClusterCustomObject({ group: g.group, version: g.version, plural: g.plural, name, body: obj })) as Promise<Record<string, any>>;
 }
 
-const example = (file: string) => parse(readFileSync(path.join(sharedDir, 'examples', file), 'utf8')) as Record<string, any>;
+const example = (file: string) => parse(readFileSync(path.join(designExamples, 'examples', file), 'utf8')) as Record<string, any>;
 
 async function ignore(p: Promise<unknown>, ...codes: number[]): Promise<void> {
   try {

@@ -7,7 +7,7 @@ import { isAdmissionKind, mutate, validate } from '../../src/validation/rules.js
 import { join } from 'node:path';
 
 const ppSchema = KINDS.find((k) => k.kind === 'PropagationPolicy')!.schema;
-const examples = join(import.meta.dirname, '..', '..', '..', 'shared', 'examples');
+const examples = join(import.meta.dirname, '..', 'fixtures', 'design-examples');
 
 describe('CRD schema defaults (offline, where no API server applies them)', () => {
   it('fills top-level spec defaults and leaves absent parents absent', () => {

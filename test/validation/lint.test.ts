@@ -7,7 +7,7 @@ import { lintDocuments } from '../../src/validation/lint.js';
 import { parseDocuments, readDocuments } from '../../src/io/documents.js';
 
 const root = join(import.meta.dirname, '..', '..');
-const examples = join(root, '..', 'shared', 'examples');
+const examples = join(root, 'test', 'fixtures', 'design-examples');
 const fixtures = 'test/validation/fixtures';
 const cli = (args: string[], input?: string) =>
   spawnSync(process.execPath, ['--import', 'tsx', join(root, 'src/cli/main.ts'), ...args], { cwd: root, encoding: 'utf8', input });
