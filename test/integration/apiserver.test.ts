@@ -172,7 +172,7 @@ describe('host: PropagationPolicy served by the generated CRD', () => {
   const group = 'policy.karmada.io';
   const version = 'v1alpha1';
   const plural = 'propagationpolicies';
-  const example = parse(readFileSync(path.join(designExamples, 'examples', 'suspension-all.yaml'), 'utf8')) as Record<string, any>;
+  const example = parse(readFileSync(path.join(designExamples, 'suspension-all.yaml'), 'utf8')) as Record<string, any>;
   const custom = () => clients('host').custom;
   const create = (namespace: string, body: object) =>
     settled(`create in ${plural}.${group}`, () => custom().createNamespacedCustomObject({ group, version, namespace, plural, body })) as Promise<

@@ -66,7 +66,7 @@ async function replace(obj: Record<string, any>): Promise<Record<string, any>> {
     : custom.replaceClusterCustomObject({ group: g.group, version: g.version, plural: g.plural, name, body: obj })) as Promise<Record<string, any>>;
 }
 
-const example = (file: string) => parse(readFileSync(path.join(designExamples, 'examples', file), 'utf8')) as Record<string, any>;
+const example = (file: string) => parse(readFileSync(path.join(designExamples, file), 'utf8')) as Record<string, any>;
 
 async function ignore(p: Promise<unknown>, ...codes: number[]): Promise<void> {
   try {
