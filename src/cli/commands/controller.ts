@@ -141,7 +141,7 @@ export function registerController(program: Command): void {
     .option('--feature-gates <gates>', `core gates to turn on, e.g. PropagationPolicyPreemption=true (known: ${CoreFeatureGates.join(', ')}; all off by default, as in Karmada)`)
     .option('--concurrent-syncs <list>', 'keys reconciled at once per controller, as name=n pairs (e.g. "execution=5,work-status=5"); Karmada\'s --concurrent-*-syncs; default 1 each')
     .option('--interpreter-workers <n>', 'worker threads that run the Lua scripts of user ResourceInterpreterCustomizations, off the event loop; 0 runs them in-process', '2')
-    .option('--cluster-probe-interval <duration>', 'how often member clusters\' /readyz is probed; two failures in a row make a ready cluster not ready', '10s')
+    .option('--cluster-probe-interval <duration>', 'how often each member is probed (/readyz, and a namespaces list with its own credentials); two failures in a row make a ready cluster not ready', '10s')
     .option('--cluster-failure-threshold <duration>', 'how long a cluster may stay not ready before it gets the NoExecute taint that evicts workloads with failover.cluster', '30s')
     .option('--with-webhook', 'also serve the admission webhook (what `karmada-lite webhook` serves) from this process, on every replica', false)
     .option('--webhook-cert-file <path>', 'with --with-webhook: PEM certificate the webhook presents (reloaded when the file changes)')
@@ -168,8 +168,9 @@ backed off (exponential, up to 5 minutes) for its RIC, kind and operation, and i
 ScriptsHealthy=False (reason ScriptTimeout, ScriptMemoryLimit or ScriptError) and a Warning Event. The
 built-in interpreters run in-process.
 
-Cluster failover: the controller probes every member's /readyz (--cluster-probe-interval) into the Cluster's
-Ready condition. A not-ready cluster gets the taint cluster.karmada.io/not-ready:NoSchedule at once (no new
+Cluster failover: the controller probes every member's /readyz, and lists its namespaces with the member's
+own credentials (a 401 or 403 means not ready: revoked RBAC), every --cluster-probe-interval, into the
+Cluster's Ready condition; a member's Secret is watched, so rotated credentials are used at once. A not-ready cluster gets the taint cluster.karmada.io/not-ready:NoSchedule at once (no new
 placements); once Ready has been False for --cluster-failure-threshold it also gets
 cluster.karmada.io/not-ready:NoExecute. The taint-manager then evicts the cluster from every binding whose
 policy sets failover.cluster (purgeMode Directly or Gracefully) and does not tolerate that taint in
