@@ -170,8 +170,9 @@ built-in interpreters run in-process.
 
 Cluster failover: the controller probes every member's /readyz, and lists its namespaces with the member's
 own credentials (a 401 or 403 means not ready: revoked RBAC), every --cluster-probe-interval, into the
-Cluster's Ready condition; a member's Secret is watched, so rotated credentials are used at once. A not-ready cluster gets the taint cluster.karmada.io/not-ready:NoSchedule at once (no new
-placements); once Ready has been False for --cluster-failure-threshold it also gets
+Cluster's Ready condition; a member's Secret is watched, so rotated credentials are used at once.
+A not-ready cluster gets the taint cluster.karmada.io/not-ready:NoSchedule at once (no new placements);
+once Ready has been False for --cluster-failure-threshold it also gets
 cluster.karmada.io/not-ready:NoExecute. The taint-manager then evicts the cluster from every binding whose
 policy sets failover.cluster (purgeMode Directly or Gracefully) and does not tolerate that taint in
 placement.clusterTolerations (tolerationSeconds delays it); the scheduler moves the replicas elsewhere. Both
