@@ -189,7 +189,14 @@ describe('the controller under the RBAC of deploy/controller', () => {
   it('logged no other refusal', () => {
     // Namespaces of earlier runs stay Terminating (no namespace controller here): writes there are refused whoever asks.
     // The outside Cluster's Secret (and the Secrets of its namespace, which a credentials watch may try) are refused on purpose.
-    const expected = (l: string) => l.includes('being terminated') || l.includes(OUTSIDE) || l.includes('member1-copy') || l.includes(`/namespaces/${NS}/secrets`);
+    // Objects other suites left on the host (a binding of a Pod) make the controller watch kinds the default
+    // template role does not grant: that refusal is the documented behaviour (deploy/controller/README.md).
+    const granted = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob', 'Service', 'ConfigMap']);
+    const ungrantedTemplateKind = (l: string) => {
+      const m = /"msg":"watch failed".*"cluster":"host","kind":"(\w+)"/.exec(l);
+      return m !== null && !granted.has(m[1]!) && !/karmada\.io/.test(l);
+    };
+    const expected = (l: string) => l.includes('being terminated') || l.includes(OUTSIDE) || l.includes('member1-copy') || l.includes(`/namespaces/${NS}/secrets`) || ungrantedTemplateKind(l);
     const forbidden = ctrl!.logs.filter((l) => /: 403\b|forbidden/i.test(l) && !expected(l));
     expect(forbidden).toEqual([]);
   });
