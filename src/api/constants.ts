@@ -108,6 +108,12 @@ export const WorkSuspendDispatchingReason = 'SuspendDispatching';
 export const WorkSuspendDispatchingMessage = 'Work dispatching is in a suspended state.';
 
 export const ClusterConditionReady = 'Ready';
+/** The Ready condition's reasons, as Karmada's cluster status controller writes them. */
+export const ClusterReadyReason = 'ClusterReady';
+export const ClusterReadyMessage = 'cluster is healthy and ready to accept workloads';
+export const ClusterNotReadyReason = 'ClusterNotReady';
+export const ClusterNotReachableReason = 'ClusterNotReachable';
+export const StatusCollectionFailedReason = 'StatusCollectionFailed';
 /** Taint keys the cluster controller manages from the Ready condition: False (or none yet) and Unknown. */
 export const TaintClusterNotReady = 'cluster.karmada.io/not-ready';
 export const TaintClusterUnreachable = 'cluster.karmada.io/unreachable';

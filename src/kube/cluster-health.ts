@@ -9,6 +9,8 @@
  * a 401 or 403 there makes the cluster not ready: the controller could neither read nor write it.
  */
 
+import { ClusterNotReachableReason, ClusterNotReadyReason, ClusterReadyMessage, ClusterReadyReason, StatusCollectionFailedReason } from '../api/constants.js';
+
 /** One request of the probe that failed: `code` is the HTTP status when the member answered. */
 export interface ProbeFailure {
   code?: number;
@@ -27,11 +29,6 @@ export interface ReadyCondition {
   reason: string;
   message: string;
 }
-
-export const ClusterReadyReason = 'ClusterReady';
-export const ClusterNotReadyReason = 'ClusterNotReady';
-export const ClusterNotReachableReason = 'ClusterNotReachable';
-export const StatusCollectionFailedReason = 'StatusCollectionFailed';
 
 /** The request of the probe that needs rights. */
 export const ACCESS_CHECK_PATH = '/api/v1/namespaces';
@@ -52,7 +49,7 @@ export function readyConditionOf(probe: ProbeOutcome, secret: string): ReadyCond
           : 'its API answered an error';
     return { status: 'False', reason: ClusterNotReadyReason, message: `cluster is reachable but ${hint}: ${message}` };
   }
-  return { status: 'True', reason: ClusterReadyReason, message: 'cluster is healthy and ready to accept workloads' };
+  return { status: 'True', reason: ClusterReadyReason, message: ClusterReadyMessage };
 }
 
 /** The condition of a Cluster whose client could not be made (Secret missing or unreadable, no endpoint). */

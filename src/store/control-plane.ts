@@ -3,7 +3,7 @@
  * webhooks, the core's controllers on the runner, the real scheduler and interpreter, and a virtual
  * clock. `karmada-lite plan`, the scenarios and the bench drive it.
  */
-import { ClusterControllerFinalizer, ClusterConditionReady } from '../api/constants.js';
+import { ClusterControllerFinalizer, ClusterConditionReady, ClusterReadyMessage, ClusterReadyReason } from '../api/constants.js';
 import { coreControllers } from '../core/controllers.js';
 import { BUILTIN_KINDS, findBuiltinKind } from '../api/kubernetes-kinds.js';
 import { CLUSTER, is, isTemplateType, RIC } from '../core/kinds.js';
@@ -264,7 +264,7 @@ export function karmadaAdmission(op: 'create' | 'update', obj: KObject, old: KOb
     if (!conds.some((c) => c.type === ClusterConditionReady)) {
       out.status = {
         ...(out.status ?? {}),
-        conditions: [...conds, { type: ClusterConditionReady, status: 'True', reason: 'ClusterReady', message: 'cluster is healthy and ready to accept workloads', lastTransitionTime: rfc3339(now) }],
+        conditions: [...conds, { type: ClusterConditionReady, status: 'True', reason: ClusterReadyReason, message: ClusterReadyMessage, lastTransitionTime: rfc3339(now) }],
       };
     }
   }
