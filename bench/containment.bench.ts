@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { RestClient } from '../src/kube/rest.js';
-import { sendAdmissionReview } from '../test/integration/k8s-env.js';
+import { hostileRic, sendAdmissionReview } from '../test/integration/k8s-env.js';
 import { makePki } from '../test/webhook/certs.js';
 import { clusterInfo, distDir, envDir, envRunning, envStart, envStop, freePort, getOrUndefined, ignoreConflict, installCrds, kubeConfigOf, readEnv, registerMembers, repoRoot, waitFor, type K8sEnv } from './controller-env.js';
 
@@ -224,17 +224,7 @@ async function main(): Promise<void> {
         for (const n of SPINNERS) await waitFor(`ConfigMap ${n} on member1`, async () => ((await getOrUndefined(member1, `/api/v1/namespaces/${NS}/configmaps/${n}`)) ? true : undefined), 60_000);
         log(`workers=${workers}: baseline window (${SECONDS}s)`);
         results.push(await measure(host, c, pki.ca, workers, 'baseline'));
-        await host.request('POST', RICS, {
-          body: {
-            apiVersion: 'config.karmada.io/v1alpha1',
-            kind: 'ResourceInterpreterCustomization',
-            metadata: { name: RIC_NAME },
-            spec: {
-              target: { apiVersion: 'v1', kind: 'ConfigMap' },
-              customizations: { healthInterpretation: { luaScript: 'function InterpretHealth(obj) while true do end end' }, statusReflection: { luaScript: 'function ReflectStatus(obj) while true do end end' } },
-            },
-          },
-        });
+        await host.request('POST', RICS, { body: hostileRic(RIC_NAME) });
         log(`workers=${workers}: hostile window (${SECONDS}s)`);
         results.push(await measure(host, c, pki.ca, workers, 'hostile'));
         const ric = await getOrUndefined(host, `${RICS}/${RIC_NAME}`);

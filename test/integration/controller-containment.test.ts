@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makePki } from '../webhook/certs.js';
 import { waitFor } from './env.js';
-import { sendAdmissionReview } from './k8s-env.js';
+import { hostileRic, sendAdmissionReview } from './k8s-env.js';
 import { diagnose, freePort, get, prepareHost, removeDeployments, rest, startController, stopController, type Proc } from './harness.js';
 
 const NS = `containment-e2e-${Date.now().toString(36)}`;
@@ -63,21 +63,7 @@ describe('karmada-lite controller: a hostile RIC cannot stall the controller', (
     for (const n of SPINNERS) await host.request('POST', `/api/v1/namespaces/${NS}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: n, namespace: NS, labels: { spin: 'yes' } }, data: { n: '0' } } });
     for (const n of SPINNERS) await waitFor(`ConfigMap ${n} on member1`, async () => ((await get(rest('member1'), `/api/v1/namespaces/${NS}/configmaps/${n}`)) ? true : undefined));
 
-    await host.request('POST', RICS, {
-      body: {
-        apiVersion: 'config.karmada.io/v1alpha1',
-        kind: 'ResourceInterpreterCustomization',
-        metadata: { name: RIC_NAME },
-        spec: {
-          target: { apiVersion: 'v1', kind: 'ConfigMap' },
-          // On the event loop, the failing ReflectStatus would block it 1 s per try, tried again and again.
-          customizations: {
-            healthInterpretation: { luaScript: 'function InterpretHealth(obj) while true do end end' },
-            statusReflection: { luaScript: 'function ReflectStatus(obj) while true do end end' },
-          },
-        },
-      },
-    });
+    await host.request('POST', RICS, { body: hostileRic(RIC_NAME) });
 
     const probes: Array<{ ok: boolean; why?: string }> = [];
     const reviews: Array<{ ok: boolean; why?: string }> = [];

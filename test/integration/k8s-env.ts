@@ -175,3 +175,22 @@ export function sendAdmissionReview(port: number, agent: Agent, uid: string, nam
     req.end(body);
   });
 }
+
+/**
+ * A ResourceInterpreterCustomization for ConfigMaps whose scripts never return: on the event loop, each
+ * failing ReflectStatus would block it for its 1 s budget, tried again and again (issue 12's hostile RIC).
+ */
+export function hostileRic(name: string): Record<string, unknown> {
+  return {
+    apiVersion: 'config.karmada.io/v1alpha1',
+    kind: 'ResourceInterpreterCustomization',
+    metadata: { name },
+    spec: {
+      target: { apiVersion: 'v1', kind: 'ConfigMap' },
+      customizations: {
+        healthInterpretation: { luaScript: 'function InterpretHealth(obj) while true do end end' },
+        statusReflection: { luaScript: 'function ReflectStatus(obj) while true do end end' },
+      },
+    },
+  };
+}
