@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { coreGateOptions, CoreFeatureGates } from '../../api/feature-gates.js';
+import { addCoreFlags, coreOptionsFromFlags, parseDuration, type CoreFlags } from '../core-flags.js';
 import { createLogger, isLevel } from '../../runtime/log.js';
 import { serveUntilSignal } from '../serve.js';
 
-interface ControllerFlags {
+interface ControllerFlags extends CoreFlags {
   kubeconfig?: string;
   controllers: string;
   leaderElect: boolean;
@@ -20,9 +20,7 @@ interface ControllerFlags {
   rateLimiterBucketSize: string;
   concurrentSyncs?: string;
   interpreterWorkers: string;
-  featureGates?: string;
   clusterProbeInterval: string;
-  clusterFailureThreshold: string;
   withWebhook: boolean;
   webhookCertFile?: string;
   webhookKeyFile?: string;
@@ -93,21 +91,7 @@ const DEFAULTS = {
   webhookCertReloadInterval: '1000',
 } as const;
 
-/** Go-style durations as Karmada's flags take them: 5ms, 1000s, 1m30s; a bare number is seconds. */
-export function parseDuration(flag: string, v: string): number {
-  if (/^\d+(\.\d+)?$/.test(v)) return Number(v) * 1000;
-  const unit: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  let total = 0;
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
-  let m: RegExpExecArray | null;
-  let end = 0;
-  while ((m = re.exec(v))) {
-    total += Number(m[1]) * unit[m[2]!]!;
-    end = re.lastIndex;
-  }
-  if (end !== v.length || end === 0) throw new Error(`${flag} must be a duration like 5ms, 10s or 1m, got ${v}`);
-  return total;
-}
+export { parseDuration };
 
 /** `--concurrent-syncs execution=5,work-status=3`: controller names are checked against the selected controllers later. */
 export function parseConcurrency(v: string | undefined): Record<string, number> {
@@ -121,9 +105,11 @@ export function parseConcurrency(v: string | undefined): Record<string, number> 
 }
 
 export function registerController(program: Command): void {
-  program
-    .command('controller')
-    .description('Run the reconcile core against a Kubernetes control plane (the host) and push Works to member clusters.')
+  addCoreFlags(
+    program
+      .command('controller')
+      .description('Run the reconcile core against a Kubernetes control plane (the host) and push Works to member clusters.'),
+  )
     .option('--kubeconfig <path>', 'kubeconfig of the host cluster (default: $KUBECONFIG, ~/.kube/config or in-cluster)')
     .option('--controllers <list>', 'controllers to run: * for all, -name to turn one off (e.g. "*,-application-failover")', '*')
     .option('--leader-elect', 'elect a leader through a coordination.k8s.io Lease; standbys wait', false)
@@ -138,11 +124,9 @@ export function registerController(program: Command): void {
     .option('--rate-limiter-max-delay <duration>', 'longest retry delay of a failed key', '1000s')
     .option('--rate-limiter-qps <n>', 'overall retry rate of each controller queue, per second', '10')
     .option('--rate-limiter-bucket-size <n>', 'burst of the overall retry rate', '100')
-    .option('--feature-gates <gates>', `core gates to turn on, e.g. PropagationPolicyPreemption=true (known: ${CoreFeatureGates.join(', ')}; all off by default, as in Karmada)`)
     .option('--concurrent-syncs <list>', 'keys reconciled at once per controller, as name=n pairs (e.g. "execution=5,work-status=5"); Karmada\'s --concurrent-*-syncs; default 1 each')
     .option('--interpreter-workers <n>', 'worker threads that run the Lua scripts of user ResourceInterpreterCustomizations, off the event loop; 0 runs them in-process', '2')
     .option('--cluster-probe-interval <duration>', 'how often each member is probed (/readyz, and a namespaces list with its own credentials); two failures in a row make a ready cluster not ready', '10s')
-    .option('--cluster-failure-threshold <duration>', 'how long a cluster may stay not ready before it gets the NoExecute taint that evicts workloads with failover.cluster', '30s')
     .option('--with-webhook', 'also serve the admission webhook (what `karmada-lite webhook` serves) from this process, on every replica', false)
     .option('--webhook-cert-file <path>', 'with --with-webhook: PEM certificate the webhook presents (reloaded when the file changes)')
     .option('--webhook-key-file <path>', 'with --with-webhook: PEM private key of that certificate')
@@ -218,14 +202,7 @@ Examples:
         if (!/^\d+$/.test(flags.interpreterWorkers) || interpreterWorkers > 64) throw new Error(`--interpreter-workers must be a whole number from 0 to 64, got ${flags.interpreterWorkers}`);
         const { KubeConfig } = await import('@kubernetes/client-node');
         const { Controller } = await import('../../kube/controller.js');
-        const failureThresholdMs = parseDuration('--cluster-failure-threshold', flags.clusterFailureThreshold);
-        if (failureThresholdMs < 1000) throw new Error(`--cluster-failure-threshold must be at least 1s (a shorter one would evict on a single failed probe), got ${flags.clusterFailureThreshold}`);
-        let gates;
-        try {
-          gates = coreGateOptions(flags.featureGates);
-        } catch (e) {
-          throw new Error(`--feature-gates: ${(e as Error).message}`);
-        }
+        const core = coreOptionsFromFlags(flags);
         const kc = new KubeConfig();
         if (flags.kubeconfig) kc.loadFromFile(flags.kubeconfig);
         else kc.loadFromDefault();
@@ -249,7 +226,7 @@ Examples:
           probeIntervalMs: parseDuration('--cluster-probe-interval', flags.clusterProbeInterval),
           concurrency: parseConcurrency(flags.concurrentSyncs),
           interpreterWorkers,
-          core: { clusterFailureThresholdSeconds: failureThresholdMs / 1000, ...gates },
+          core,
         });
         if (webhookOpts) {
           const { WebhookServer } = await import('../../webhook/server.js');

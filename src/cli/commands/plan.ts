@@ -1,16 +1,15 @@
 import type { Command } from 'commander';
-import { coreGateOptions, CoreFeatureGates } from '../../api/feature-gates.js';
+import { addCoreFlags, coreOptionsFromFlags, type CoreFlags } from '../core-flags.js';
 import { InputError, readDocuments, type SourceDocument } from '../../io/documents.js';
 import { formatPlanJson, formatPlanTable, formatPlanYaml, plan } from '../../store/plan.js';
 
-interface PlanFlags {
+interface PlanFlags extends CoreFlags {
   filename: string[];
   clusters?: string[];
   status?: string[];
   output: string;
   at?: string;
   runFor?: string;
-  featureGates?: string;
 }
 
 /** `30s`, `5m`, `2h`, or plain seconds. */
@@ -22,15 +21,16 @@ function parseDuration(v: string): number {
 }
 
 export function registerPlan(program: Command): void {
-  program
-    .command('plan')
-    .description('Show what Karmada would do with these templates and policies: bindings, schedule, Works, member manifests, status and events.')
+  addCoreFlags(
+    program
+      .command('plan')
+      .description('Show what Karmada would do with these templates and policies: bindings, schedule, Works, member manifests, status and events.'),
+  )
     .requiredOption('-f, --filename <path...>', 'templates, policies, overrides, RICs (and Clusters): files, directories or - ; repeatable')
     .option('--clusters <path...>', 'Cluster objects of the fleet to plan against (may also come with -f)')
     .option('--status <path...>', 'simulated member state: {cluster, apiVersion, kind, namespace, name, health: Healthy|Unhealthy} or {..., status: {...}}')
     .option('-o, --output <format>', 'yaml, json or table', 'yaml')
     .option('--at <time>', 'the time the plan runs at (RFC 3339); default 2024-01-01T00:00:00Z so output is reproducible')
-    .option('--feature-gates <gates>', `core gates to turn on, e.g. StatefulFailoverInjection=true (known: ${CoreFeatureGates.join(', ')}; all off by default)`)
     .option('--run-for <duration>', 'let this much virtual time pass after loading (tolerations, grace periods), e.g. 10m')
     .addHelpText(
       'after',
@@ -57,9 +57,9 @@ Examples:
       }
       let core;
       try {
-        core = coreGateOptions(flags.featureGates);
+        core = coreOptionsFromFlags(flags);
       } catch (e) {
-        throw new InputError(`--feature-gates: ${(e as Error).message}`);
+        throw new InputError((e as Error).message);
       }
       const runForSeconds = flags.runFor !== undefined ? parseDuration(flags.runFor) : undefined;
       const docs: SourceDocument[] = readDocuments([...flags.filename, ...(flags.clusters ?? [])]);
