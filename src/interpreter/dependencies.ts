@@ -58,9 +58,16 @@ function selectorErrors(sel: unknown, path: string): string[] {
   return errs;
 }
 
-function goStructString(d: DependentObjectReference): string {
-  const sel = d.labelSelector ? '(*v1.LabelSelector)(0xc000000000)' : '(*v1.LabelSelector)(nil)';
-  return `v1alpha2.DependentObjectReference{APIVersion:${goQuote(d.apiVersion)}, Kind:${goQuote(d.kind)}, Namespace:${goQuote(d.namespace ?? '')}, Name:${goQuote(d.name ?? '')}, LabelSelector:${sel}}`;
+/**
+ * The reference as apimachinery's field.Invalid prints a struct value: its encoding/json form (Go field
+ * order; namespace, name and labelSelector omitted when empty).
+ */
+function referenceJson(d: DependentObjectReference): string {
+  const out: Record<string, unknown> = { apiVersion: d.apiVersion, kind: d.kind };
+  if (d.namespace) out.namespace = d.namespace;
+  if (d.name) out.name = d.name;
+  if (d.labelSelector) out.labelSelector = d.labelSelector;
+  return JSON.stringify(out);
 }
 
 /** Karmada's VerifyDependencies: throws with every problem, aggregated as `[e1, e2]` when several. */
@@ -70,7 +77,7 @@ export function verifyDependencies(deps: DependentObjectReference[]): void {
     const p = `dependencies[${i}]`;
     if (!d.apiVersion) errs.push(`${p}.apiVersion: Invalid value: "": missing required apiVersion`);
     if (!d.kind) errs.push(`${p}.kind: Invalid value: "": missing required kind`);
-    if (!d.name && !d.labelSelector) errs.push(`${p}: Invalid value: ${goStructString(d)}: dependency can not leave name and labelSelector all empty`);
+    if (!d.name && !d.labelSelector) errs.push(`${p}: Invalid value: ${referenceJson(d)}: dependency can not leave name and labelSelector all empty`);
     if (d.labelSelector) errs.push(...selectorErrors(d.labelSelector, `${p}.labelSelector`));
   });
   if (errs.length === 1) throw new InterpreterError(errs[0]!, 'InterpretDependency');

@@ -1,13 +1,16 @@
 /**
  * Karmada's customization test harness (spec §5): test files of multi-document YAML cases run against
- * an interpreter, with Karmada's comparison rules. Extension: a case may carry `error: <message>` to
- * expect the operation to fail with exactly that message (trailing whitespace ignored).
+ * an interpreter, with Karmada's comparison rules. Extensions: a case may carry `error: <message>` to
+ * expect the operation to fail with exactly that message (trailing whitespace ignored), and
+ * `exact: true` to compare every result as JSON (null, [], {} and absent all differ) where Karmada's
+ * harness compares typed values (requires, dependencies, components).
  */
 import { stringify } from 'yaml';
 import { parseQuantity } from '../quantity/quantity.js';
 import type { Interpreter } from './interpreter.js';
 import { compareDependencies } from './dependencies.js';
 import {
+  gvkOf,
   InterpreterError,
   parseOperation,
   unsupportedOperationMessage,
@@ -29,9 +32,11 @@ export interface TestCase {
   error?: string;
   /** Extension: a regular expression the error must match (for errors whose wording races, e.g. time vs memory). */
   errorMatches?: string;
+  /** Extension: compare every result as JSON, not as typed values. */
+  exact?: boolean;
 }
 
-const FIELDS = ['name', 'description', 'operation', 'desiredObj', 'observedObj', 'statusItems', 'inputReplicas', 'output', 'error', 'errorMatches'];
+const FIELDS = ['name', 'description', 'operation', 'desiredObj', 'observedObj', 'statusItems', 'inputReplicas', 'output', 'error', 'errorMatches', 'exact'];
 
 /** Go's encoding/json matches field names case-insensitively; so do we. */
 export function toTestCase(doc: Record<string, unknown>): TestCase {
@@ -95,8 +100,12 @@ export function executeRule(interp: Interpreter, op: Operation, args: RuleArgs):
       return [['aggregatedStatus', interp.aggregateStatus(obj, args.statusItems ?? null)]];
     case 'InterpretHealth':
       return [['healthy', interp.interpretHealth(obj)]];
-    case 'InterpretDependency':
-      return [['dependencies', interp.getDependencies(obj)]];
+    case 'InterpretDependency': {
+      // Karmada's native handlers return a nil slice when there is none (null); a Lua result is a list.
+      const deps = interp.getDependencies(obj);
+      const native = interp.layerFor(gvkOf(obj), op) !== 'customization';
+      return [['dependencies', deps.length === 0 && native ? null : deps]];
+    }
   }
 }
 
@@ -142,7 +151,7 @@ export function runTestCase(interp: Interpreter, tc: TestCase): CaseResult {
       continue;
     }
     const actual = produced.get(key);
-    const cmp = compareResult(key, expected, actual);
+    const cmp = tc.exact === true ? exactCompare(expected, actual) : compareResult(key, expected, actual);
     if (!cmp.equal) problems.push(`${key} differs:\n${diffText(cmp.expected, cmp.actual)}`);
   }
   return problems.length ? { ok: false, detail: problems.join('\n') } : { ok: true };
@@ -230,6 +239,10 @@ function goJsonBytes(v: unknown): string {
   return JSON.stringify(sortKeys(v === undefined ? null : v));
 }
 
+function exactCompare(expected: unknown, actual: unknown): { equal: boolean; expected: unknown; actual: unknown } {
+  return { equal: goJsonBytes(expected) === goJsonBytes(actual), expected, actual };
+}
+
 export function compareResult(key: string, expected: unknown, actual: unknown): { equal: boolean; expected: unknown; actual: unknown } {
   switch (key) {
     case 'retained':
@@ -252,7 +265,7 @@ export function compareResult(key: string, expected: unknown, actual: unknown): 
       return { equal: deepEqual(typedNormalize({ c: e }), typedNormalize({ c: a })), expected: e, actual: a };
     }
     default:
-      return { equal: goJsonBytes(expected) === goJsonBytes(actual), expected, actual };
+      return exactCompare(expected, actual);
   }
 }
 

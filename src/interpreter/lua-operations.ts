@@ -4,6 +4,7 @@
  */
 import { EncodeError, fillNulls, goJson, luaToJs, pushJs, type JsonValue } from '../lua/convert.js';
 import { rootPos, step } from '../lua/repair.js';
+import { goField, goJsonValue, goStruct } from './go-json.js';
 import type { ScriptEntry, TypedOutput } from './ric.js';
 import * as fengariModule from '../lua/fengari.js';
 import { type LuaState } from '../lua/fengari.js';
@@ -77,7 +78,11 @@ const NO_REFS: readonly unknown[] = [];
 /** Encodes and repairs (spec §4) the result at idx against the reference objects and typed-output options. */
 function encode(sb: LuaSandbox, L: LuaState, idx: number, refs: readonly unknown[], structTarget: boolean, typed: TypedOutput | undefined): JsonValue {
   try {
-    const value = luaToJs(L, idx, { tick: sb.deadlineCheck, repair: { pos: rootPos(refs, typed?.emptyObjects), structTarget } });
+    let value: JsonValue;
+    if (typed?.goType) {
+      const raw = luaToJs(L, idx, { tick: sb.deadlineCheck, raw: true });
+      value = goJsonValue(raw, goStruct(typed.goType), rootPos(refs, typed.emptyObjects), typed.unstructured === true) ?? (structTarget ? {} : []);
+    } else value = luaToJs(L, idx, { tick: sb.deadlineCheck, repair: { pos: rootPos(refs, typed?.emptyObjects), structTarget } });
     return typed?.nulls ? fillNulls(value, typed.nulls) : value;
   } catch (e) {
     if (e instanceof EncodeError) throw new InterpreterError(`encode lua result to json failed: ${e.message}`);
@@ -124,8 +129,17 @@ export function itemsForLua(items: AggregatedStatusItem[] | null | undefined): u
   return list;
 }
 
+/**
+ * Karmada's Lua AggregateStatus repairs its result without references; a result in the Go-JSON form
+ * (a built-in: Karmada's native handler decoded the template into its struct) keeps the template's own
+ * empty objects and lists where the types do not decide.
+ */
+function aggregateRefs(entry: ScriptEntry, obj: KubeObject): readonly unknown[] {
+  return entry.typed?.goType ? [obj] : NO_REFS;
+}
+
 export function luaAggregateStatus(sb: LuaSandbox, entry: ScriptEntry, obj: KubeObject, items: AggregatedStatusItem[] | null | undefined): KubeObject {
-  return run(sb, entry, 'AggregateStatus', [obj, itemsForLua(items)], 1, objectResult);
+  return run(sb, entry, 'AggregateStatus', [obj, itemsForLua(items)], 1, objectResult, aggregateRefs(entry, obj));
 }
 
 const STATUS = to_luastring('status');
@@ -148,8 +162,11 @@ function statusOfResult(L: LuaState, n: number, c: Call): JsonValue | undefined 
   const t = lua.lua_type(L, -1);
   try {
     if (t === lua.LUA_TNIL) return undefined;
-    const pos = step(rootPos(c.refs, c.entry.typed?.emptyObjects), 'status');
-    const value = luaToJs(L, -1, { tick: c.sb.deadlineCheck, repair: { pos, structTarget: false }, member: true });
+    const typed = c.entry.typed;
+    const pos = step(rootPos(c.refs, typed?.emptyObjects), 'status');
+    const value = typed?.goType
+      ? goJsonValue(luaToJs(L, -1, { tick: c.sb.deadlineCheck, raw: true }), goField(goStruct(typed.goType), 'status'), pos, typed.unstructured === true)
+      : luaToJs(L, -1, { tick: c.sb.deadlineCheck, repair: { pos, structTarget: false }, member: true });
     if (value === undefined || !c.entry.typed?.nulls) return value;
     // fillNulls works on whole results: give it one holding only the status.
     return (fillNulls({ status: value }, c.entry.typed.nulls) as { status: JsonValue }).status;
@@ -163,7 +180,7 @@ function statusOfResult(L: LuaState, n: number, c: Call): JsonValue | undefined 
 
 /** AggregateStatus for a controller: the new `.status` only (undefined when the result has none); `items` from itemsForLua. */
 export function luaAggregatedStatus(sb: LuaSandbox, entry: ScriptEntry, obj: KubeObject, items: unknown): unknown {
-  return run(sb, entry, 'AggregateStatus', [obj, items], 1, statusOfResult);
+  return run(sb, entry, 'AggregateStatus', [obj, items], 1, statusOfResult, aggregateRefs(entry, obj));
 }
 
 function reflectedStatus(L: LuaState, _n: number, c: Call): unknown {

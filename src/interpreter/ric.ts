@@ -1,5 +1,6 @@
 /** Reading ResourceInterpreterCustomizations and merging several for one target (spec §1). */
 import { parse as parseYaml } from 'yaml';
+import { GO_TYPES } from './go-types.js';
 import { CUSTOMIZATION_FIELD, gvkKey, OPERATIONS, type GVK, type Operation, type RIC } from './types.js';
 
 /**
@@ -13,6 +14,10 @@ export interface TypedOutput {
   nulls?: readonly string[];
   /** InterpretStatus: a nil result means "no status" instead of an error. */
   nilIsNull?: boolean;
+  /** The Go type (in go-types.ts) whose encoding/json output the result is: the Go-JSON rule (go-json.ts). */
+  goType?: string;
+  /** With goType: the result is an object Karmada edits unstructured; the type only tells a list from an object. */
+  unstructured?: boolean;
 }
 
 export const TYPED_OUTPUT_ANNOTATION = 'interpreter.karmada-lite.io/typed-output';
@@ -48,6 +53,11 @@ export function typedOutputOf(ric: RIC): Partial<Record<Operation, TypedOutput>>
     const t = v as Record<string, unknown>;
     const strs = (x: unknown) => (Array.isArray(x) ? Object.freeze(x.filter((e): e is string => typeof e === 'string')) : undefined);
     out[op] = { emptyObjects: strs(t.emptyObjects), nulls: strs(t.nulls), nilIsNull: t.nilIsNull === true };
+    // An unknown type name is ignored like any malformed part (the built-ins' names are checked by a test).
+    if (typeof t.goType === 'string' && Object.hasOwn(GO_TYPES, t.goType)) {
+      out[op].goType = t.goType;
+      out[op].unstructured = t.unstructured === true;
+    }
   }
   return out;
 }

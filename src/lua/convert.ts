@@ -338,6 +338,12 @@ export interface EncodeOptions {
    * is repaired by its position alone, and undefined means the repair deletes it.
    */
   member?: boolean;
+  /**
+   * Without `repair`: the parts of input objects the script did not touch are returned as they are
+   * (shared, with their nulls and empty objects), for a caller that copies the result itself
+   * (go-json.ts); saves a copy of every untouched subtree.
+   */
+  raw?: boolean;
 }
 
 /**
@@ -352,6 +358,7 @@ export function luaToJs(L: LuaState, idx: number, opts: EncodeOptions = {}): Jso
   let count = 0;
   const tick = opts.tick;
   const repair = opts.repair;
+  const raw = opts.raw === true;
   try {
     if (lua.lua_type(L, abs) === lua.LUA_TTABLE) {
       if (opts.member) return encodeTable(L, abs, 0, repair ? repair.pos : NOWHERE, false);
@@ -418,7 +425,7 @@ export function luaToJs(L: LuaState, idx: number, opts: EncodeOptions = {}): Jso
         if (v === null || v === undefined || (seen !== null && seen.has(k))) continue;
         if (firstIsNumber === null) firstIsNumber = false;
         strCount++;
-        const r = repair ? normalizeRepair(v, step(pos, k)) : normalizeJs(v);
+        const r = repair ? normalizeRepair(v, step(pos, k)) : raw ? (v as JsonValue) : normalizeJs(v);
         if (r !== undefined) put(obj, k, r);
       }
     }

@@ -93,11 +93,11 @@ export function disabledMessage(name: string): string {
 }
 
 export function disabledStringMessage(name: string): string {
-  return `The Lua function string.${name} is not supported by Karmada. If you believe this function should be supported, please open an issue at https://github.com/karmada-io/karmada/issues.`;
+  return `The Lua function string.${name} is not supported by Karmada. If you believe this function is essential for your use case, please submit an issue to let us know why you need it.`;
 }
 
 export function stringTooLongMessage(n: number): string {
-  return `string length ${n} exceeds the maximum allowed input string length ${MAX_STRING_ARG} in Karmada lua string lib, please reduce the input string length.`;
+  return `string length ${n} exceeds the maximum allowed input string length ${MAX_STRING_ARG} in Karmada lua string lib, please check your lua script.`;
 }
 
 type Fn = (L: LuaState) => number;
