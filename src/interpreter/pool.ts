@@ -10,7 +10,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { Operation, RIC } from './types.js';
-import type { WorkerMethod, WorkerReply, WorkerRequest } from './worker-protocol.js';
+import type { WorkerMessage, WorkerMethod, WorkerRequest } from './worker-protocol.js';
 import { interpreterWorkerSource } from './worker-source.js';
 
 export interface PoolOptions {
@@ -24,6 +24,11 @@ export interface PoolOptions {
   memoryLimitBytes?: number;
   /** Each worker's old-generation heap cap, MiB (default: the memory limit plus 128 MiB). */
   heapLimitMb?: number;
+  /**
+   * How long a worker may take to begin a call it was given (starting up, compiling new RICs) before it is
+   * replaced; the budget only counts from the moment it begins (default 30 s).
+   */
+  startTimeoutMs?: number;
   /** The worker's code (tests inject a misbehaving one); default the interpreter worker. */
   source?: () => string;
   /** Told when a worker is terminated or died and was replaced. */
@@ -136,7 +141,7 @@ export class InterpreterPool {
     // The controller's lifetime is its signals' business, not its workers'.
     worker.unref();
     const slot: Slot = { worker, retired: false };
-    worker.on('message', (reply: WorkerReply) => this.onReply(slot, reply));
+    worker.on('message', (msg: WorkerMessage) => this.onMessage(slot, msg));
     worker.on('error', (e: Error & { code?: string }) => {
       const memory = e.code === 'ERR_WORKER_OUT_OF_MEMORY';
       this.replace(slot, memory ? 'memory' : 'crash', (op) => (memory ? `${op}: script exceeded its memory limit (the worker's ${this.heapLimitMb} MiB heap is full)` : `${op}: the interpreter worker failed: ${e.message}`));
@@ -160,16 +165,25 @@ export class InterpreterPool {
       if (slot.task || slot.retired) continue;
       const task = this.queue.shift()!;
       slot.task = task;
+      const startMs = this.opts.startTimeoutMs ?? 30_000;
       slot.watchdog = setTimeout(() => {
-        this.replace(slot, 'timeout', (op) => `${op}: script exceeded its ${formatBudget(this.budgetMs)} budget`);
-      }, this.budgetMs + this.graceMs);
+        this.replace(slot, 'crash', (op) => `${op}: the interpreter worker did not begin the call within ${formatBudget(startMs)}`);
+      }, startMs);
       this.post(slot, { type: 'call', id: task.id, method: task.method, args: task.args });
     }
   }
 
-  private onReply(slot: Slot, reply: WorkerReply): void {
-    if (slot.retired || slot.task?.id !== reply.id) return;
-    this.finish(slot, reply.ok ? { ok: true, value: reply.value, pure: reply.pure } : { ok: false, message: reply.message, failure: failureOf(reply.message), pure: reply.pure });
+  private onMessage(slot: Slot, msg: WorkerMessage): void {
+    if (slot.retired || slot.task?.id !== msg.id) return;
+    if ('type' in msg) {
+      // The script runs from now on: its budget, plus the grace, is what the watchdog allows.
+      if (slot.watchdog) clearTimeout(slot.watchdog);
+      slot.watchdog = setTimeout(() => {
+        this.replace(slot, 'timeout', (op) => `${op}: script exceeded its ${formatBudget(this.budgetMs)} budget`);
+      }, this.budgetMs + this.graceMs);
+      return;
+    }
+    this.finish(slot, msg.ok ? { ok: true, value: msg.value, pure: msg.pure } : { ok: false, message: msg.message, failure: failureOf(msg.message), pure: msg.pure });
   }
 
   private finish(slot: Slot, outcome: CallOutcome): void {

@@ -23,3 +23,14 @@ export type WorkerReply =
   /** pure: the script read nothing but its arguments (no clock, random numbers, addresses, print). */
   | { id: number; ok: true; value: unknown; pure: boolean }
   | { id: number; ok: false; message: string; pure: boolean };
+
+/**
+ * Sent when the worker begins a call. The budget is counted from here: a worker that is still starting,
+ * or compiling new RICs, on a loaded machine has not begun running the script.
+ */
+export interface WorkerStarted {
+  type: 'started';
+  id: number;
+}
+
+export type WorkerMessage = WorkerReply | WorkerStarted;

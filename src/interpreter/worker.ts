@@ -7,7 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createInterpreter, type Interpreter } from './interpreter.js';
 import type { RIC } from './types.js';
-import type { WorkerCall, WorkerMethod, WorkerReply, WorkerRequest } from './worker-protocol.js';
+import type { WorkerCall, WorkerMethod, WorkerReply, WorkerRequest, WorkerStarted } from './worker-protocol.js';
 
 const data = (workerData ?? {}) as { budgetMs?: number; memoryLimitBytes?: number; rics?: RIC[] };
 let interp: Interpreter = make(data.rics ?? []);
@@ -41,6 +41,7 @@ parentPort?.on('message', (msg: WorkerRequest) => {
     interp = make(msg.rics);
     return;
   }
+  parentPort!.postMessage({ type: 'started', id: msg.id } satisfies WorkerStarted);
   const reply = answer(msg);
   try {
     parentPort!.postMessage(reply);

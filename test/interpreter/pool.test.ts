@@ -10,6 +10,7 @@ import type { RIC } from '../../src/interpreter/types.js';
 import { Runner } from '../../src/runtime/runner.js';
 import { interpreterPort } from '../../src/store/control-plane.js';
 import type { WatchHandler } from '../../src/store/types.js';
+import { scaled } from '../time-scale.js';
 
 const pools: InterpreterPool[] = [];
 afterEach(async () => {
@@ -25,6 +26,7 @@ const SPINNER = `
 const { parentPort } = require('node:worker_threads');
 parentPort.on('message', (m) => {
   if (m.type !== 'call') return;
+  parentPort.postMessage({ type: 'started', id: m.id });
   if (m.args[0] && m.args[0].spin) for (;;) {}
   parentPort.postMessage({ id: m.id, ok: true, value: 'pong', pure: true });
 });`;
@@ -91,6 +93,21 @@ describe('InterpreterPool', () => {
     expect(await pool.call('interpretHealth', [obj('Loop', 'a')], 'InterpretHealth')).toMatchObject({ ok: false, failure: 'timeout', message: 'InterpretHealth: script exceeded its 1s budget' });
     // The worker (stopped by the sandbox or replaced by the watchdog) answers the next call.
     expect(await pool.call('interpretHealth', [obj('Good', 'b', { spec: { replicas: 1 } })], 'InterpretHealth')).toMatchObject({ ok: true, value: false });
+  });
+
+  it('counts the budget from the moment the worker begins the call, not while it is still starting', async () => {
+    // A worker that takes longer to start than budget + grace, as on a loaded machine: its first call is not a timeout.
+    const slowStart = `const t = Date.now(); while (Date.now() - t < 800) {}\n${SPINNER}`;
+    const pool = track(new InterpreterPool({ size: 1, budgetMs: 200, graceMs: 100, source: () => slowStart }));
+    expect(await pool.call('interpretHealth', [{}], 'InterpretHealth')).toEqual({ ok: true, value: 'pong', pure: true });
+    expect(pool.replaced).toEqual({ timeout: 0, memory: 0, crash: 0 });
+  });
+
+  it('replaces a worker that never begins the call it was given', async () => {
+    const deaf = "require('node:worker_threads').parentPort.on('message', () => {});";
+    const pool = track(new InterpreterPool({ size: 1, budgetMs: 200, graceMs: 100, startTimeoutMs: 300, source: () => deaf }));
+    expect(await pool.call('interpretHealth', [{}], 'InterpretHealth')).toMatchObject({ ok: false, failure: 'error', message: 'InterpretHealth: the interpreter worker did not begin the call within 300ms' });
+    expect(pool.replaced.crash).toBe(1);
   });
 
   it('stops a script whose xpcall handler loops, and replaces nothing but that worker', async () => {
@@ -168,7 +185,7 @@ describe('the pooled interpreter port', () => {
     expect(changes).toEqual(['hostile', 'hostile']);
     expect(await settled(p, () => p.interpretHealth(obj('Loop', 'd')))).toBe(true);
     expect(p.scriptHealth('hostile')).toEqual({ failures: [], succeeded: true });
-  }, 20_000);
+  }, scaled(20_000));
 
   it('backs a script that raises errors off only after three in a row', async () => {
     const { p } = setup([ric('bad', 'Bad', 'function InterpretHealth(obj) error("broken " .. obj.metadata.name) end')]);
