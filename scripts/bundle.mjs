@@ -53,6 +53,30 @@ function interpreterWorker() {
 }
 
 /**
+ * Optional dependencies that are not installed (ws's bufferutil and utf-8-validate, node-fetch's encoding:
+ * native addons or extras) are looked up with a guarded require() when their package loads. esbuild leaves
+ * such a require() in the bundle, so the binary would search the disk for them at run time; in the
+ * standalone executable that require() is Node's embedder require, which prints a four-line warning for
+ * any module that is not built in. Each one is resolved at build time to a module that fails the way a
+ * missing package does, so the guard takes its fallback and nothing is searched for.
+ */
+const absentOptionalDependencies = {
+  name: 'absent-optional-dependencies',
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, async (args) => {
+      if (args.kind !== 'require-call' || args.pluginData === 'absent-check' || args.path.startsWith('node:')) return undefined;
+      const found = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: 'absent-check' });
+      if (found.errors.length === 0) return undefined;
+      return { path: args.path, namespace: 'absent' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'absent' }, (args) => ({
+      contents: `throw Object.assign(new Error(${JSON.stringify(`Cannot find module '${args.path}' (not bundled into karmada-lite)`)}), { code: 'MODULE_NOT_FOUND' });`,
+      loader: 'js',
+    }));
+  },
+};
+
+/**
  * esbuild options for one entry point in one format. An ES module gets the require() that bundled
  * CommonJS dependencies call, after a shebang when it is to be run as a command.
  */
@@ -71,6 +95,7 @@ export function bundleOptions(entry, format, { shebang = true } = {}) {
       legalComments: 'none',
       logLevel: 'warning',
       minifySyntax: true,
+      plugins: [absentOptionalDependencies],
       ...(format === 'esm' ? { banner: { js: `${shebang ? '#!/usr/bin/env node\n' : ''}${esmRequire}` } } : {}),
     },
   };
