@@ -1,7 +1,9 @@
 import { defineConfig } from 'vitest/config';
+import { scaled } from './test/time-scale.js';
 
 // Two projects: `unit` needs no server; `integration` starts the real etcd + kube-apiservers once per run
-// (test/integration/global-setup.ts) and talks to them over loopback.
+// (test/integration/global-setup.ts) and talks to them over loopback. Timeouts scale with the machine
+// (test/time-scale.ts): they bound a hung test, they never measure speed.
 export default defineConfig({
   test: {
     projects: [
@@ -10,7 +12,7 @@ export default defineConfig({
           name: 'unit',
           include: ['test/**/*.test.ts'],
           exclude: ['test/integration/**', 'node_modules/**'],
-          testTimeout: 30_000,
+          testTimeout: scaled(30_000),
         },
       },
       {
@@ -18,8 +20,8 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           globalSetup: ['test/integration/global-setup.ts'],
-          testTimeout: 120_000,
-          hookTimeout: 600_000,
+          testTimeout: scaled(120_000),
+          hookTimeout: scaled(600_000),
           fileParallelism: false,
         },
       },

@@ -11,14 +11,16 @@
 #   scripts/deploy-cert.sh --print         # print the manifests instead of applying them
 #
 # Environment: NAMESPACE (karmada-system), SERVICE (karmada-lite-webhook), PORT (443, the Service port),
-# OUT (./karmada-lite-webhook-pki), DAYS (365), WEBHOOK_URL (unset: the Service), EXTRA_SANS (e.g.
-# "IP:127.0.0.1,DNS:webhook.example.com"), KUBECTL (kubectl).
+# OUT (${XDG_STATE_HOME:-~/.local/state}/karmada-lite/webhook-pki/<namespace>.<service>: outside the checkout,
+# so the CA key is never one `git add -A` away from a commit; a folder inside the checkout is refused),
+# DAYS (365), WEBHOOK_URL (unset: the Service), EXTRA_SANS (e.g. "IP:127.0.0.1,DNS:webhook.example.com"),
+# KUBECTL (kubectl).
 set -euo pipefail
 
 NAMESPACE=${NAMESPACE:-karmada-system}
 SERVICE=${SERVICE:-karmada-lite-webhook}
 PORT=${PORT:-443}
-OUT=${OUT:-./karmada-lite-webhook-pki}
+OUT=${OUT:-${XDG_STATE_HOME:-$HOME/.local/state}/karmada-lite/webhook-pki/$NAMESPACE.$SERVICE}
 DAYS=${DAYS:-365}
 KUBECTL=${KUBECTL:-kubectl}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -28,12 +30,19 @@ print=false
 case "${1:-}" in
   --print) print=true ;;
   "") ;;
-  -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "deploy-cert.sh: unknown argument $1 (use --print or nothing; see --help)" >&2; exit 2 ;;
 esac
 command -v openssl >/dev/null || { echo "deploy-cert.sh: openssl is needed to make the certificate" >&2; exit 2; }
 
 mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd -P)
+case "$OUT/" in
+  "$(cd "$HERE" && pwd -P)/"*)
+    echo "deploy-cert.sh: OUT=$OUT is inside the checkout $HERE; a CA key there is easily committed. Choose a folder outside it (the default is \${XDG_STATE_HOME:-~/.local/state}/karmada-lite/webhook-pki/...)" >&2
+    exit 2 ;;
+esac
+chmod 700 "$OUT"
 # Quiet openssl unless it fails: its progress output would end up in --print's manifests otherwise.
 ssl() { local log; log=$(openssl "$@" 2>&1) || { echo "$log" >&2; exit 1; }; }
 if [[ ! -s "$OUT/ca.key" || ! -s "$OUT/ca.crt" ]]; then

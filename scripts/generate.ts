@@ -4,7 +4,9 @@
  *
  *   npm run generate          write the files
  *   npm run generate:check    exit 1 if any generated file differs from what the schemas give (CI)
+ *   (both also run scripts/chart.mjs: the Helm chart is generated from crds/ and deploy/)
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync, readdirSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join, relative, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +15,7 @@ import standalone from 'ajv/dist/standalone/index.js';
 import { compile } from 'json-schema-to-typescript';
 import { stringify } from 'yaml';
 import { buildCrd, type CrdMeta } from '../src/api/crd.js';
+import { kubernetesOutputs } from './generate-kubernetes.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const schemaDir = join(root, 'schemas');
@@ -224,6 +227,7 @@ async function outputs(): Promise<Map<string, string>> {
   out.set('src/api/generated/validators.js', validatorsModule());
   out.set('src/api/generated/validators.d.ts', validatorsDts());
   out.set('src/api/generated/kinds.ts', kindsModule());
+  for (const [rel, text] of kubernetesOutputs(root)) out.set(rel, text);
   for (const f of kinds) {
     const m: CrdMeta = f.schema['x-kubernetes-crd'];
     out.set(`crds/${m.group}_${m.plural}.yaml`, `# ${HEADER}\n` + stringify(crdFor(f), { lineWidth: 0 }));
@@ -259,3 +263,6 @@ if (check) {
 } else {
   console.log(stale.length ? `wrote ${stale.length} file(s):\n  ${stale.join('\n  ')}` : 'nothing to do: generated files are current');
 }
+// The Helm chart carries the CRDs and the deploy/ manifests: it is generated from them in the same step.
+const chart = spawnSync(process.execPath, [join(root, 'scripts', 'chart.mjs'), ...(check ? ['--check'] : [])], { stdio: 'inherit' });
+if (chart.status !== 0) process.exit(chart.status ?? 1);

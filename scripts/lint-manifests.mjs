@@ -6,7 +6,9 @@
 //   3. the restricted Pod Security Standard: every pod template is dry-run created as a Pod in a namespace
 //      labelled pod-security.kubernetes.io/enforce=restricted, so the apiserver's PodSecurity admission
 //      (the reference implementation of the standard) refuses anything less.
-// kubeconform is built once from the Go module proxy into the same cache as the apiserver binaries.
+// Helm charts among them (deploy/chart, made by scripts/chart.mjs) get `helm lint --strict`, and their rendering
+// goes through the same three checks. kubeconform and helm are built once from the Go module proxy into the
+// same cache as the apiserver binaries.
 //
 //   node scripts/lint-manifests.mjs [files or folders...]     # default: deploy/; starts a private apiserver
 //   node scripts/lint-manifests.mjs --kubeconfig admin.kubeconfig [...]   # against a running one instead
@@ -20,8 +22,9 @@ import { parseAllDocuments } from 'yaml';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const KUBECONFORM_VERSION = 'v0.8.0';
+let kubeconformBin;
 const cache = process.env.KARMADA_LITE_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'karmada-lite');
-const kubeconformBin = path.join(cache, 'bin', `kubeconform-${KUBECONFORM_VERSION}`, 'kubeconform');
+const HELM_VERSION = 'v3.22.0';
 
 const log = (msg) => process.stderr.write(`[lint-manifests] ${msg}\n`);
 /** Thrown, not exited: the finally in main() must still stop the apiservers. */
@@ -43,7 +46,12 @@ function placeholders(dir) {
   return { WEBHOOK_URL: 'https://karmada-lite-webhook.karmada-system.svc:443', CA_BUNDLE: b64('tls.crt'), TLS_CRT: b64('tls.crt'), TLS_KEY: b64('tls.key'), CA_CRT: b64('tls.crt') };
 }
 
+/** Helm charts (a folder with Chart.yaml) are linted rendered, not as files: their templates are not YAML yet. */
+const isChart = (p) => statSync(p).isDirectory() && existsSync(path.join(p, 'Chart.yaml'));
+const charts = (p) => (isChart(p) ? [p] : statSync(p).isDirectory() ? readdirSync(p).sort().flatMap((n) => charts(path.join(p, n))) : []);
+
 function yamlFiles(p) {
+  if (isChart(p)) return [];
   if (statSync(p).isDirectory()) return readdirSync(p).sort().flatMap((n) => yamlFiles(path.join(p, n)));
   return /\.ya?ml$/.test(p) ? [p] : [];
 }
@@ -66,20 +74,40 @@ function loadManifests(paths, values) {
 
 // --- kubeconform --------------------------------------------------------------------------------------------
 
-function ensureKubeconform() {
-  if (existsSync(kubeconformBin)) return;
-  log(`building kubeconform ${KUBECONFORM_VERSION} from the Go module proxy into ${path.dirname(kubeconformBin)}`);
+/** Builds a Go command once from the Go module proxy into the cache; returns its path. */
+function ensureGoTool(name, pkg, version) {
+  const bin = path.join(cache, 'bin', `${name}-${version}`, name);
+  if (existsSync(bin)) return bin;
+  log(`building ${name} ${version} from the Go module proxy into ${path.dirname(bin)}`);
   mkdirSync(cache, { recursive: true });
-  const tmpBin = mkdtempSync(path.join(cache, 'kubeconform-build-'));
-  const r = spawnSync('go', ['install', '-trimpath', '-ldflags', '-s -w', `github.com/yannh/kubeconform/cmd/kubeconform@${KUBECONFORM_VERSION}`], {
+  const tmpBin = mkdtempSync(path.join(cache, `${name}-build-`));
+  const r = spawnSync('go', ['install', '-trimpath', '-ldflags', '-s -w', `${pkg}@${version}`], {
     stdio: 'inherit',
     env: { ...process.env, GOBIN: tmpBin, CGO_ENABLED: '0', GOTOOLCHAIN: process.env.GOTOOLCHAIN ?? 'local', GOFLAGS: '-mod=mod' },
   });
-  if (r.error || r.status !== 0) die(`go install kubeconform failed (${r.error?.message ?? `exit ${r.status}`}); is go on PATH?`);
-  mkdirSync(path.dirname(kubeconformBin), { recursive: true });
+  if (r.error || r.status !== 0) die(`go install ${name} failed (${r.error?.message ?? `exit ${r.status}`}); is go on PATH?`);
+  mkdirSync(path.dirname(bin), { recursive: true });
   // Renamed into place, so that an interrupted build never leaves a half-written binary that looks cached.
-  renameSync(path.join(tmpBin, 'kubeconform'), kubeconformBin);
+  renameSync(path.join(tmpBin, name), bin);
   rmSync(tmpBin, { recursive: true, force: true });
+  return bin;
+}
+
+/**
+ * The Helm chart (generated from the same manifests by scripts/chart.mjs): `helm lint --strict`, then its
+ * rendering, CRDs included, goes through the same checks as the plain manifests.
+ */
+function renderedChart(chartDir, work) {
+  const helm = ensureGoTool('helm', 'helm.sh/helm/v3/cmd/helm', HELM_VERSION);
+  const env = { ...process.env, HELM_CACHE_HOME: path.join(work, 'helm-cache'), HELM_CONFIG_HOME: path.join(work, 'helm-config'), HELM_DATA_HOME: path.join(work, 'helm-data') };
+  const lint = spawnSync(helm, ['lint', '--strict', chartDir], { encoding: 'utf8', env });
+  process.stderr.write(lint.stdout.split('\n').filter((l) => l && !l.includes('icon is recommended')).map((l) => `[helm lint] ${l}\n`).join(''));
+  if (lint.status !== 0) die(`helm lint --strict ${path.relative(root, chartDir)} failed:\n${lint.stderr}`);
+  const r = spawnSync(helm, ['template', 'karmada-lite', chartDir, '--include-crds'], { encoding: 'utf8', env, maxBuffer: 64 * 1024 * 1024 });
+  if (r.status !== 0) die(`helm template ${path.relative(root, chartDir)} failed:\n${r.stderr}`);
+  const file = path.join(work, 'chart-rendered.yaml');
+  writeFileSync(file, r.stdout);
+  return file;
 }
 
 /** kubeconform's file name for a kind: `deployment-apps-v1`, `namespace-v1`, `clusterrole-rbac-v1`. */
@@ -261,10 +289,12 @@ async function main() {
   const work = mkdtempSync(path.join(tmpdir(), 'karmada-lite-lint-'));
   let startedEnv;
   try {
-    const manifests = loadManifests(args.targets, placeholders(work));
+    // A rendered chart is reported as <chart>/helm-template.yaml (kubeconform reads only *.yaml names).
+    const rendered = args.targets.flatMap(charts).flatMap((c) => loadManifests([renderedChart(c, work)], {}).map((m) => ({ ...m, file: `${path.relative(root, c)}/helm-template.yaml` })));
+    const manifests = [...loadManifests(args.targets, placeholders(work)), ...rendered];
     if (manifests.length === 0) die(`no manifests under ${args.targets.join(', ')}`);
     log(`${manifests.length} objects in ${new Set(manifests.map((m) => m.file)).size} files`);
-    ensureKubeconform();
+    kubeconformBin = ensureGoTool('kubeconform', 'github.com/yannh/kubeconform/cmd/kubeconform', KUBECONFORM_VERSION);
     let kubeconfig = args.kubeconfig;
     if (!kubeconfig) {
       // A private apiserver, started and stopped here: nothing else running on the machine is touched.

@@ -2,10 +2,11 @@
 // `npm test`: runs every vitest project (unit, then integration against real kube-apiservers) and ends
 // with one plain `N passed, M failed` line, which CI reads whatever the reporter prints above it.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
-const out = join('.tmp', 'vitest-results.json');
+// One results file per run: two runs in one checkout must not read each other's counts.
+const out = join('.tmp', `vitest-results-${process.pid}.json`);
 mkdirSync('.tmp', { recursive: true });
 const args = ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`, ...process.argv.slice(2)];
 const r = spawnSync('npx', args, { stdio: 'inherit' });
@@ -20,5 +21,6 @@ if (existsSync(out)) {
 } else {
   failed = 1;
 }
+rmSync(out, { force: true });
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(r.status ?? 1);

@@ -81,6 +81,10 @@ port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 # Assigns to a variable rather than printing: a $(...) subshell would lose the record of ports already handed
 # out, and two servers would be given the same free port.
 TAKEN=" "
+# Two runs starting at once both see the same ports free before either binds them; a random offset per start
+# (unless the ports are pinned) makes that collision unlikely, and a collision only fails that start, which
+# the test setup retries.
+PORT_OFFSET=$(( (RANDOM % 500) * 8 ))
 free_port() { # var preferred
   local p=$2
   while port_in_use "$p" || [[ "$TAKEN" == *" $p "* ]]; do p=$((p + 1)); done
@@ -216,7 +220,7 @@ cmd_start() {
   mkdir -p "$ENV_DIR/etcd"
 
   local etcd_port peer_port
-  free_port etcd_port "${KARMADA_LITE_ETCD_PORT:-23790}"
+  free_port etcd_port "${KARMADA_LITE_ETCD_PORT:-$((23790 + PORT_OFFSET))}"
   free_port peer_port $((etcd_port + 10))
   log "starting etcd $ETCD_VERSION on 127.0.0.1:$etcd_port"
   # fsync off: the data is disposable and fsync dominates etcd latency on shared disks.
@@ -232,7 +236,7 @@ cmd_start() {
   # certificates are made while etcd boots
   local name port i=0
   for name in "${SERVERS[@]}"; do
-    free_port port $((${KARMADA_LITE_APISERVER_PORT:-26443} + i))
+    free_port port $((${KARMADA_LITE_APISERVER_PORT:-$((26443 + PORT_OFFSET))} + i))
     i=$((i + 1))
     mkdir -p "$ENV_DIR/$name"
     echo "$port" >"$ENV_DIR/$name/port"

@@ -119,6 +119,9 @@ export const TaintClusterNotReady = 'cluster.karmada.io/not-ready';
 export const TaintClusterUnreachable = 'cluster.karmada.io/unreachable';
 export const TaintEffectNoSchedule = 'NoSchedule';
 export const TaintEffectNoExecute = 'NoExecute';
+/** ClusterTaintPolicy match operators. */
+export const MatchConditionOpIn = 'In';
+export const MatchConditionOpNotIn = 'NotIn';
 
 export const BindingScheduled = 'Scheduled';
 export const BindingReasonSuccess = 'Success';
@@ -179,10 +182,24 @@ export const EventReasonEvictWorkloadFromClusterFailed = 'EvictWorkloadFromClust
 export const EventReasonScheduleBindingSucceed = 'ScheduleBindingSucceed';
 export const EventReasonScheduleBindingFailed = 'ScheduleBindingFailed';
 export const EventReasonTaintClusterSucceed = 'TaintClusterSucceed';
+export const EventReasonTaintClusterFailed = 'TaintClusterFailed';
+export const EventReasonDescheduleBindingSucceed = 'DescheduleBindingSucceed';
+export const EventReasonDescheduleBindingFailed = 'DescheduleBindingFailed';
 /** karmada-lite (spec README point 8): a preserved object was already gone when its Work was deleted. */
 export const EventReasonPreserveSkippedMissing = 'PreserveResourceSkipped';
 /** karmada-lite (spec README point 1): failover of a cluster waits because dispatching to it is suspended. */
 export const EventReasonFailoverPausedBySuspension = 'FailoverPausedBySuspension';
+/**
+ * karmada-lite (spec README point 13): application failover found no cluster left to move to (every other one
+ * was evicted from within blockPredecessorSeconds, or cannot take the workload): the binding keeps its last
+ * placement, gets this condition (and an Event of the same reason), and is not evicted again until a cluster
+ * reports the workload healthy or the user changes the template or the policy.
+ */
+export const BindingConditionFailoverExhausted = 'FailoverExhausted';
+export const EventReasonFailoverExhausted = 'FailoverExhausted';
+export const ReasonNoClusterLeft = 'NoClusterLeft';
+/** What the user's inputs were when failover was exhausted (template resourceVersion, placement, failover): a change resumes it. */
+export const FailoverExhaustedAnnotation = 'failover.karmada-lite.io/exhausted-for';
 /**
  * karmada-lite (README "differs from Karmada"): a RIC's ScriptsHealthy condition, and the reasons of it and
  * of the Events beside it: a script of the RIC keeps exceeding its time or memory budget, or failing.
@@ -211,6 +228,10 @@ export const SchedulerName = 'default-scheduler';
 export const DependenciesDistributorName = 'dependencies-distributor';
 export const ClusterControllerName = 'cluster-controller';
 export const InterpreterHealthControllerName = 'interpreter-health-controller';
+export const ClusterTaintPolicyControllerName = 'cluster-taint-policy-controller';
+/** The source of the descheduler's Events (Karmada's KarmadaDeschedulerComponentName). */
+export const DeschedulerComponentName = 'karmada-descheduler';
+export const WorkloadRebalancerControllerName = 'workload-rebalancer';
 
 // ---------------------------------------------------------------------------------------------
 // Defaults
@@ -223,6 +244,10 @@ export const DefaultBlockPredecessorSeconds = 600;
 export const DefaultGracefulEvictionTimeoutSeconds = 600;
 /** `--cluster-failure-threshold` default: how long Ready may be False/Unknown before the NoExecute taint. */
 export const DefaultClusterFailureThresholdSeconds = 30;
+/** `--descheduling-interval` default: how often the descheduler looks at a binding with replicas not ready. */
+export const DefaultDeschedulingIntervalSeconds = 120;
+/** `--unschedulable-threshold` default: how long a replica must stay unschedulable before it is descheduled. */
+export const DefaultUnschedulableThresholdSeconds = 300;
 /** How often a binding waiting for a `Directly` eviction's Work to disappear is looked at again. */
 export const DirectlyPurgeRequeueSeconds = 5;
 
@@ -232,8 +257,14 @@ export const DirectlyPurgeRequeueSeconds = 5;
 export const ExecutionSpacePrefix = 'karmada-es-';
 export const KarmadaSystemNamespace = 'karmada-system';
 export const KarmadaClusterNamespace = 'karmada-cluster';
+/** Never propagated by the namespace sync controller: every member has its own. */
+export const NamespaceDefault = 'default';
+/** `--skipped-propagating-namespaces` default, as the flag spells it (each entry is anchored: ^(entry)$). */
+export const DefaultSkippedPropagatingNamespacesFlag = 'kube-.*';
 /** `--skipped-propagating-namespaces` default, anchored. */
 export const DefaultSkippedPropagatingNamespaces: readonly RegExp[] = [/^kube-.*$/];
+/** `--no-execute-taint-eviction-purge-mode` default. */
+export const DefaultNoExecuteTaintEvictionPurgeMode = PurgeModeGracefully;
 
 // ---------------------------------------------------------------------------------------------
 // API groups and kinds of the objects the core reads and writes
@@ -243,6 +274,12 @@ export const WorkGroupVersion = 'work.karmada.io/v1alpha1';
 export const BindingGroupVersion = 'work.karmada.io/v1alpha2';
 export const ClusterGroupVersion = 'cluster.karmada.io/v1alpha1';
 export const ConfigGroupVersion = 'config.karmada.io/v1alpha1';
+export const AppsGroupVersion = 'apps.karmada.io/v1alpha1';
+
+/** WorkloadRebalancer's status.observedWorkloads[].result and reason. */
+export const RebalanceSuccessful = 'Successful';
+export const RebalanceFailed = 'Failed';
+export const RebalanceObjectNotFound = 'ReferencedBindingNotFound';
 
 // ---------------------------------------------------------------------------------------------
 // Name functions

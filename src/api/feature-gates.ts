@@ -10,11 +10,15 @@ export function parseGates<G extends string>(spec: string | undefined, known: re
   return gates;
 }
 
-/** The gates of the reconcile core (controller and plan), both off by default as in Karmada. */
-export const CoreFeatureGates = ['PropagationPolicyPreemption', 'StatefulFailoverInjection'] as const;
+/**
+ * The gates of the reconcile core (controller and plan). PropagationPolicyPreemption and
+ * StatefulFailoverInjection are off by default as in Karmada; Failover is on (Karmada: off), for the
+ * v1.2-style taint eviction karmada-lite keeps by default (README "differs").
+ */
+export const CoreFeatureGates = ['PropagationPolicyPreemption', 'StatefulFailoverInjection', 'Failover'] as const;
 
-/** The core options the gates turn on. */
-export function coreGateOptions(spec: string | undefined): { policyPreemption: boolean; statefulFailoverInjection: boolean } {
+/** The core options the gates turn on; failover is undefined unless the gate is named (the core's default applies). */
+export function coreGateOptions(spec: string | undefined): { policyPreemption: boolean; statefulFailoverInjection: boolean; failover?: boolean } {
   const g = parseGates(spec, CoreFeatureGates);
-  return { policyPreemption: g.PropagationPolicyPreemption ?? false, statefulFailoverInjection: g.StatefulFailoverInjection ?? false };
+  return { policyPreemption: g.PropagationPolicyPreemption ?? false, statefulFailoverInjection: g.StatefulFailoverInjection ?? false, failover: g.Failover };
 }

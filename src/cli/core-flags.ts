@@ -3,10 +3,21 @@
  * them from this one list, so that an offline plan predicts what the controller does with the same
  * defaults: a decision flag that exists on one and not the other is a bug.
  */
-import type { Command } from 'commander';
-import { DefaultClusterFailureThresholdSeconds, DefaultGracefulEvictionTimeoutSeconds } from '../api/constants.js';
+import { Option, type Command } from 'commander';
+import {
+  DefaultClusterFailureThresholdSeconds,
+  DefaultDeschedulingIntervalSeconds,
+  DefaultGracefulEvictionTimeoutSeconds,
+  DefaultNoExecuteTaintEvictionPurgeMode,
+  DefaultSkippedPropagatingNamespacesFlag,
+  DefaultUnschedulableThresholdSeconds,
+  PurgeModeDirectly,
+  PurgeModeGracefully,
+} from '../api/constants.js';
 import { coreGateOptions, CoreFeatureGates } from '../api/feature-gates.js';
-import type { CoreOptions } from '../core/ports.js';
+import { coreControllers, selectControllers } from '../core/controllers.js';
+import { compileSkippedNamespaces } from '../core/namespace.js';
+import { withCoreDefaults, type CoreOptions } from '../core/ports.js';
 
 /** Go-style durations as Karmada's flags take them: 5ms, 1000s, 1m30s; a bare number is seconds. Milliseconds. */
 export function parseDuration(flag: string, v: string): number {
@@ -29,18 +40,67 @@ export interface CoreFlags {
   featureGates?: string;
   clusterFailureThreshold: string;
   gracefulEvictionTimeout: string;
+  /** Optional so that callers built before the descheduler flags keep compiling; commander always sets them. */
+  deschedulingInterval?: string;
+  unschedulableThreshold?: string;
+  /** Optional for the same reason: commander always sets them. */
+  skippedPropagatingNamespaces?: string;
+  /** true for the bare flag, the text after `=` otherwise, undefined when not given. */
+  enableNoExecuteTaintEviction?: boolean | string;
+  noExecuteTaintEvictionPurgeMode?: string;
+  /** Optional for the same reason: commander always sets it. */
+  controllers?: string;
 }
 
 /** Adds every decision flag, with Karmada's defaults, to a command. */
 export function addCoreFlags(cmd: Command): Command {
   return cmd
-    .option('--feature-gates <gates>', `core gates, e.g. PropagationPolicyPreemption=true (known: ${CoreFeatureGates.join(', ')}; off by default, as in Karmada)`)
+    .option('--controllers <list>', 'controllers to run: * for all, -name to turn one off (e.g. "*,-application-failover")', '*')
+    .option('--feature-gates <gates>', `core gates, e.g. PropagationPolicyPreemption=true (known: ${CoreFeatureGates.join(', ')}; off by default as in Karmada, but Failover, on here)`)
     .option(
       '--cluster-failure-threshold <duration>',
       'how long a cluster may stay not ready before it gets the NoExecute taint that evicts its workloads',
       `${DefaultClusterFailureThresholdSeconds}s`,
     )
-    .option('--graceful-eviction-timeout <duration>', 'how long a gracefully evicted cluster keeps its copy when the new placement never becomes healthy', `${DefaultGracefulEvictionTimeoutSeconds}s`);
+    .option('--graceful-eviction-timeout <duration>', 'how long a gracefully evicted cluster keeps its copy when the new placement never becomes healthy', `${DefaultGracefulEvictionTimeoutSeconds}s`)
+    .option(
+      '--descheduling-interval <duration>',
+      'how often the descheduler looks again at a Deployment divided by available replicas whose replicas are not all ready (0: every second)',
+      `${DefaultDeschedulingIntervalSeconds / 60}m`,
+    )
+    .option(
+      '--unschedulable-threshold <duration>',
+      'how long a replica must stay unschedulable on a member before the descheduler moves it to clusters with room',
+      `${DefaultUnschedulableThresholdSeconds / 60}m`,
+    )
+    .option(
+      '--skipped-propagating-namespaces <regexps>',
+      'comma-separated namespaces (each an anchored regular expression) the namespace controller and the detector leave alone; karmada-system, karmada-cluster, karmada-es-* and default are always skipped',
+      DefaultSkippedPropagatingNamespacesFlag,
+    )
+    .option(
+      '--enable-no-execute-taint-eviction [bool]',
+      'NoExecute taints evict every binding that does not tolerate them, and only ClusterTaintPolicies and users add NoExecute taints (current Karmada); =false: no NoExecute eviction at all. Not given: the v1.2-style default, see README "Taint eviction"',
+    )
+    .addOption(purgeModeOption());
+}
+
+/** Karmada's flag name starts with `no-`, which commander would read as the negation of a boolean. */
+function purgeModeOption(): Option {
+  const o = new Option(
+    '--no-execute-taint-eviction-purge-mode <mode>',
+    'Gracefully or Directly: how a NoExecute eviction removes a binding without failover.cluster in its policy (with --enable-no-execute-taint-eviction)',
+  ).default(DefaultNoExecuteTaintEvictionPurgeMode);
+  o.negate = false;
+  return o;
+}
+
+/** A Go-style boolean flag value: the bare flag is true. */
+function boolFlag(flag: string, v: boolean | string | undefined): boolean | undefined {
+  if (v === undefined || typeof v === 'boolean') return v;
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  throw new Error(`${flag} must be true or false, got ${v}`);
 }
 
 /** The core options of those flags; throws a message that names the flag. */
@@ -56,5 +116,33 @@ export function coreOptionsFromFlags(flags: CoreFlags): Partial<CoreOptions> {
     throw new Error(`--cluster-failure-threshold must be at least 1s (a shorter one would evict on a single failed probe), got ${flags.clusterFailureThreshold}`);
   }
   const gracefulMs = parseDuration('--graceful-eviction-timeout', flags.gracefulEvictionTimeout);
-  return { ...gates, clusterFailureThresholdSeconds: failureThresholdMs / 1000, gracefulEvictionTimeoutSeconds: gracefulMs / 1000 };
+  const descheduler: Partial<CoreOptions> = {};
+  if (flags.deschedulingInterval !== undefined) descheduler.deschedulingIntervalSeconds = parseDuration('--descheduling-interval', flags.deschedulingInterval) / 1000;
+  if (flags.unschedulableThreshold !== undefined) descheduler.unschedulableThresholdSeconds = parseDuration('--unschedulable-threshold', flags.unschedulableThreshold) / 1000;
+  const taints: Partial<CoreOptions> = {};
+  const enable = boolFlag('--enable-no-execute-taint-eviction', flags.enableNoExecuteTaintEviction);
+  if (enable !== undefined) taints.enableNoExecuteTaintEviction = enable;
+  if (flags.noExecuteTaintEvictionPurgeMode !== undefined) {
+    const mode = flags.noExecuteTaintEvictionPurgeMode;
+    if (mode !== PurgeModeGracefully && mode !== PurgeModeDirectly) throw new Error(`--no-execute-taint-eviction-purge-mode must be Gracefully or Directly, got ${mode}`);
+    taints.noExecuteTaintEvictionPurgeMode = mode;
+  }
+  if (flags.skippedPropagatingNamespaces !== undefined) {
+    try {
+      taints.skippedPropagatingNamespaces = compileSkippedNamespaces(flags.skippedPropagatingNamespaces.split(',').map((s) => s.trim()).filter(Boolean));
+    } catch (e) {
+      throw new Error(`--skipped-propagating-namespaces: ${(e as Error).message}`);
+    }
+  }
+  const selection: Partial<CoreOptions> = {};
+  if (flags.controllers !== undefined) {
+    const list = flags.controllers.split(',').map((s) => s.trim()).filter(Boolean);
+    try {
+      selectControllers(coreControllers(withCoreDefaults()), list);
+    } catch (e) {
+      throw new Error(`--controllers: ${(e as Error).message}`);
+    }
+    selection.controllers = list;
+  }
+  return { ...gates, clusterFailureThresholdSeconds: failureThresholdMs / 1000, gracefulEvictionTimeoutSeconds: gracefulMs / 1000, ...descheduler, ...taints, ...selection };
 }

@@ -15,6 +15,7 @@ import { WORK } from './kinds.js';
 import { withMeta, withMetaAndSpec, isTerminating, parseRefKey, refOf, removeFinalizer, type KObject } from './object.js';
 import { emptyResult, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
 import { describeTaint, desiredClusterTaints } from './taint.js';
+import { noExecuteEvictionMode } from './taint-manager.js';
 
 export const CLUSTER_CONTROLLER = 'cluster';
 
@@ -36,7 +37,7 @@ export function reconcileCluster(ctx: ReconcileContext, key: string): ReconcileR
 
 function reconcileTaints(ctx: ReconcileContext, c: KObject): ReconcileResult {
   const threshold = ctx.options.clusterFailureThresholdSeconds ?? DefaultClusterFailureThresholdSeconds;
-  const d = desiredClusterTaints(c, ctx.now, threshold);
+  const d = desiredClusterTaints(c, ctx.now, threshold, noExecuteEvictionMode(ctx.options) === 'failover-policy');
   const requeueAfterSeconds = d.requeueAfterSeconds === undefined ? undefined : Math.max(1, Math.ceil(d.requeueAfterSeconds));
   const stamped = d.taints.some((t, i) => t !== ((c.spec?.taints ?? []) as unknown[])[i]);
   if (!d.added.length && !d.removed.length && !stamped) return { ...emptyResult(), requeueAfterSeconds };

@@ -20,20 +20,24 @@ import {
 import { BINDING, reconcileBinding } from './binding.js';
 import { cppClaimOf, hasAnyClaim, ppClaimOf } from './claim.js';
 import { CLUSTER_CONTROLLER, reconcileCluster } from './cluster.js';
+import { CLUSTER_TAINT_POLICY, clustersOfPolicy, reconcileClusterTaintPolicy } from './cluster-taint-policy.js';
 import { DEPENDENCIES, dependencyKeys, reconcileDependencies } from './dependencies.js';
+import { DESCHEDULER, deschedulerKeys, reconcileDeschedule } from './descheduler.js';
 import { DETECTOR, detectorKey, reconcileTemplate } from './detector.js';
 import { EVICTION, reconcileGracefulEviction } from './eviction.js';
 import { EXECUTION, reconcileWork } from './execution.js';
 import { FAILOVER, reconcileApplicationFailover } from './failover.js';
 import { INTERPRETER_HEALTH, reconcileInterpreterHealth } from './interpreter-health.js';
-import { CLUSTER, COP, CPP, CRB, is, isBinding, isIgnoredNamespace, isPolicy, isTemplateType, OP, PP, RB, RIC, WORK } from './kinds.js';
+import { CLUSTER, COP, CPP, CRB, CTP, is, isBinding, isIgnoredNamespace, isPolicy, isTemplateType, NAMESPACE, OP, PP, RB, RIC, WORK, WORKLOAD_REBALANCER } from './kinds.js';
+import { NAMESPACE_SYNC, namespaceKey, namespaceShouldBeSynced, reconcileNamespace } from './namespace.js';
 import { deepEqual, deepEqualExcept, findCondition, lastOf, refKey, refOf, type Condition, type KObject } from './object.js';
 import { POLICY, reconcilePolicy } from './policy.js';
-import type { ControllerSpec, ObjectChange, ObjectReader } from './ports.js';
+import type { ControllerSpec, CoreOptions, ObjectChange, ObjectReader } from './ports.js';
 import { SCHEDULER, reconcileSchedule } from './scheduling.js';
 import { BINDING_STATUS, reconcileBindingStatus, reconcileWorkStatus, WORK_STATUS } from './status.js';
-import { clusterFailoverEnabled, reconcileTaintManager, TAINT_MANAGER } from './taint-manager.js';
+import { noExecuteEvictionMode, reconcileTaintManager, TAINT_MANAGER, taintEvictionApplies, type NoExecuteEvictionMode } from './taint-manager.js';
 import { taintsOf } from './taint.js';
+import { reconcileWorkloadRebalancer, WORKLOAD_REBALANCER_CONTROLLER, workloadRebalancerKeys } from './workload-rebalancer.js';
 
 /** The object's queue key. Several controllers ask for the key of one change in a row: built once for them. */
 const key = lastOf((o: KObject) => refKey({ apiVersion: o.apiVersion, kind: o.kind, namespace: o.metadata.namespace, name: o.metadata.name! }));
@@ -128,11 +132,22 @@ function readyOrTaintsChanged(c: ObjectChange): boolean {
 
 const noExecuteTaints = (o: KObject | undefined) => (o ? taintsOf(o).filter((t) => t.effect === TaintEffectNoExecute) : []);
 
-/** Bindings with cluster failover scheduled to this cluster: the taint manager's keys when its NoExecute taints change. */
-function failoverBindingsOn(reader: ObjectReader, cluster: string): string[] {
+/** Bindings taint eviction applies to, scheduled to this cluster: the taint manager's keys when its NoExecute taints change. */
+function failoverBindingsOn(reader: ObjectReader, cluster: string, mode: NoExecuteEvictionMode): string[] {
   return [...reader.list(RB), ...reader.list(CRB)]
-    .filter((b) => clusterFailoverEnabled(b) && ((b.spec?.clusters ?? []) as Array<{ name: string }>).some((t) => t.name === cluster))
+    .filter((b) => taintEvictionApplies(b, mode) && ((b.spec?.clusters ?? []) as Array<{ name: string }>).some((t) => t.name === cluster))
     .map(key);
+}
+
+/** The namespaces a ClusterOverridePolicy selects (Karmada's mapping: a Namespace selector without a name means all). */
+function namespacesSelectedBy(policy: KObject | undefined, reader: ObjectReader): string[] {
+  const out = new Set<string>();
+  for (const s of (policy?.spec?.resourceSelectors ?? []) as Array<{ apiVersion?: string; kind?: string; name?: string }>) {
+    if (s.apiVersion !== 'v1' || s.kind !== NAMESPACE.kind) continue;
+    if (!s.name) return reader.list(NAMESPACE).map((n) => n.metadata.name!);
+    out.add(s.name);
+  }
+  return [...out];
 }
 
 function worksOfCluster(reader: ObjectReader, cluster: string): string[] {
@@ -160,11 +175,24 @@ function allBindings(reader: ObjectReader): string[] {
   return [...reader.list(RB), ...reader.list(CRB)].map(key);
 }
 
-export interface ControllerOptions {
+/** Karmada's --controllers: `*` is every controller, `-foo` removes one, a bare name adds one. */
+export function selectControllers(all: readonly ControllerSpec[], wanted: readonly string[]): ControllerSpec[] {
+  const names = new Set(all.map((c) => c.name));
+  for (const w of wanted) {
+    const n = w.replace(/^-/, '');
+    if (n !== '*' && !names.has(n)) throw new Error(`unknown controller ${n}; known: ${[...names].join(', ')}`);
+  }
+  const star = wanted.includes('*');
+  return all.filter((c) => !wanted.includes(`-${c.name}`) && (star || wanted.includes(c.name)));
+}
+
+export interface ControllerOptions extends Pick<Partial<CoreOptions>, 'failover' | 'enableNoExecuteTaintEviction'> {
   skippedPropagatingNamespaces: readonly RegExp[];
 }
 
 export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
+  const evictionMode = noExecuteEvictionMode(opts);
+  const synced = (name: string) => namespaceShouldBeSynced(name, opts.skippedPropagatingNamespaces);
   return [
     {
       name: DETECTOR,
@@ -181,6 +209,24 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
           if (sameUserContent(c.old, c.object) && claimedPolicyIsLazy(c.object, reader)) return [detectorKey(refOf(c.object), true)];
         }
         return [detectorKey(refOf(c.object))];
+      },
+    },
+    {
+      name: NAMESPACE_SYNC,
+      watches: (t, cluster) => cluster === undefined && (is(t, NAMESPACE) || is(t, CLUSTER) || is(t, COP)),
+      reconcile: reconcileNamespace,
+      keysFor(c, reader) {
+        if (c.cluster !== undefined) return [];
+        if (is(c.object, NAMESPACE)) {
+          const name = c.object.metadata.name!;
+          if (!synced(name)) return [];
+          if (c.type === 'MODIFIED' && c.old && sameIgnoringStatus(c.old, c.object)) return [];
+          return [namespaceKey(name)];
+        }
+        // A new cluster gets every namespace.
+        if (is(c.object, CLUSTER)) return c.type === 'ADDED' ? reader.list(NAMESPACE).map((n) => n.metadata.name!).filter(synced).map(namespaceKey) : [];
+        if (is(c.object, COP)) return [...new Set([...namespacesSelectedBy(c.object, reader), ...namespacesSelectedBy(c.old, reader)])].filter(synced).map(namespaceKey);
+        return [];
       },
     },
     {
@@ -309,14 +355,14 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
       keysFor(c, reader) {
         if (c.cluster !== undefined || c.type === 'DELETED') return [];
         if (isBinding(c.object)) {
-          if (!clusterFailoverEnabled(c.object)) return [];
+          if (!taintEvictionApplies(c.object, evictionMode)) return [];
           if (c.type === 'MODIFIED' && c.old && !generationChanged(c) && c.old.metadata.annotations?.[AppliedPlacementAnnotation] === c.object.metadata.annotations?.[AppliedPlacementAnnotation]) return [];
           return [key(c.object)];
         }
         if (is(c.object, CLUSTER)) {
           const now = noExecuteTaints(c.object);
           if (c.type === 'ADDED' ? now.length === 0 : deepEqual(noExecuteTaints(c.old), now)) return [];
-          return failoverBindingsOn(reader, c.object.metadata.name!);
+          return failoverBindingsOn(reader, c.object.metadata.name!, evictionMode);
         }
         return [];
       },
@@ -333,6 +379,19 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
       },
     },
     {
+      // Feeds the scheduler: replicas unschedulable past the threshold leave spec.clusters.
+      name: DESCHEDULER,
+      watches: (t, cluster) => cluster === undefined && is(t, RB),
+      reconcile: reconcileDeschedule,
+      keysFor: deschedulerKeys,
+    },
+    {
+      name: WORKLOAD_REBALANCER_CONTROLLER,
+      watches: (t, cluster) => cluster === undefined && is(t, WORKLOAD_REBALANCER),
+      reconcile: reconcileWorkloadRebalancer,
+      keysFor: workloadRebalancerKeys,
+    },
+    {
       name: CLUSTER_CONTROLLER,
       watches: (t, cluster) => cluster === undefined && (is(t, CLUSTER) || is(t, WORK)),
       reconcile: reconcileCluster,
@@ -342,6 +401,23 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
         if (is(c.object, WORK) && c.type === 'DELETED') {
           const ns = c.object.metadata.namespace ?? '';
           if (ns.startsWith('karmada-es-')) return [refKey({ apiVersion: CLUSTER.apiVersion, kind: CLUSTER.kind, name: ns.slice('karmada-es-'.length) })];
+        }
+        return [];
+      },
+    },
+    {
+      name: CLUSTER_TAINT_POLICY,
+      watches: (t, cluster) => cluster === undefined && (is(t, CLUSTER) || is(t, CTP)),
+      reconcile: reconcileClusterTaintPolicy,
+      keysFor(c, reader) {
+        if (c.cluster !== undefined || c.type === 'DELETED') return [];
+        if (is(c.object, CLUSTER)) {
+          if (c.type === 'MODIFIED' && c.old && deepEqual(c.old.status?.conditions, c.object.status?.conditions)) return [];
+          return [key(c.object)];
+        }
+        if (is(c.object, CTP)) {
+          if (c.type === 'MODIFIED' && c.old && deepEqual(c.old.spec, c.object.spec)) return [];
+          return clustersOfPolicy(reader, c.object).map((name) => refKey({ apiVersion: CLUSTER.apiVersion, kind: CLUSTER.kind, name }));
         }
         return [];
       },
@@ -357,4 +433,4 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
   ];
 }
 
-export { BINDING, BINDING_STATUS, CLUSTER_CONTROLLER, DEPENDENCIES, DETECTOR, EVICTION, EXECUTION, FAILOVER, INTERPRETER_HEALTH, POLICY, SCHEDULER, TAINT_MANAGER, WORK_STATUS };
+export { BINDING, BINDING_STATUS, CLUSTER_CONTROLLER, CLUSTER_TAINT_POLICY, DEPENDENCIES, NAMESPACE_SYNC, DESCHEDULER, DETECTOR, EVICTION, EXECUTION, FAILOVER, INTERPRETER_HEALTH, POLICY, SCHEDULER, TAINT_MANAGER, WORK_STATUS, WORKLOAD_REBALANCER_CONTROLLER };

@@ -5,20 +5,26 @@
  * blockPredecessorSeconds. The clocks are kept on the binding; suspended clusters are not judged.
  */
 import {
+  BindingConditionFailoverExhausted,
   CRBApplicationFailoverControllerName,
   DefaultBlockPredecessorSeconds,
   DefaultGracePeriodSeconds,
   DefaultTolerationSeconds,
   EventReasonEvictWorkloadFromClusterFailed,
+  EventReasonFailoverExhausted,
   EventReasonFailoverPausedBySuspension,
   EvictionReasonApplicationFailure,
   FailoverClocksAnnotation,
+  FailoverExhaustedAnnotation,
+  fnv32a,
   PurgeModeGracefully,
   PurgeModeNever,
   RBApplicationFailoverControllerName,
+  ReasonNoClusterLeft,
 } from '../api/constants.js';
 import { isClusterBinding, isSuspendedFor, normalizePurgeMode } from './binding.js';
-import { withMetaAndSpec, deepEqual, isTerminating, parseRefKey, parseTime, refOf, rfc3339, type KObject, type ObjectRef } from './object.js';
+import { CLUSTER } from './kinds.js';
+import { withMetaAndSpec, deepEqual, findCondition, isTerminating, parseRefKey, parseTime, refOf, rfc3339, setCondition, type Condition, type KObject, type ObjectRef } from './object.js';
 import { evalJsonPath } from './jsonpath.js';
 import { emptyResult, type AggregatedStatusItem, type CoreEvent, type ReconcileContext, type ReconcileResult } from './ports.js';
 
@@ -62,13 +68,20 @@ export function reconcileApplicationFailover(ctx: ReconcileContext, key: string)
   const b = ctx.reader.get(ref, ref.namespace, ref.name);
   if (!b || isTerminating(b)) return emptyResult();
   const now = ctx.now.getTime();
-  const next = withMetaAndSpec(b);
+  let next = withMetaAndSpec(b);
   const events: CoreEvent[] = [];
+  /** Extension (spec README point 13): this pass finds failover exhausted, or lifts that. */
+  let exhaustion: { state: 'exhausted'; message: string } | { state: 'resumed' } | undefined;
   /** Clusters this pass evicts the application from. */
   const evicted: string[] = [];
   let requeue: number | undefined;
   const candidate = (seconds: number) => {
     const s = Math.max(1, Math.ceil(seconds));
+    requeue = requeue === undefined ? s : Math.min(requeue, s);
+  };
+  // A deadline compared strictly is looked at again a millisecond past it, not a whole second later.
+  const wakeJustAfter = (dueMs: number) => {
+    const s = (dueMs - now + 1) / 1000;
     requeue = requeue === undefined ? s : Math.min(requeue, s);
   };
 
@@ -100,6 +113,16 @@ export function reconcileApplicationFailover(ctx: ReconcileContext, key: string)
     const evicting = new Set(((b.spec?.gracefulEvictionTasks ?? []) as Array<{ fromCluster: string }>).map((t) => t.fromCluster));
     const scheduled = new Set(((b.spec?.clusters ?? []) as Array<{ name: string }>).map((c) => c.name));
     const toEvict: string[] = [];
+    // Extension (spec README point 13): an exhausted failover waits for a healthy cluster or the user.
+    let held = false;
+    if (findCondition(b.status?.conditions as Condition[] | undefined, BindingConditionFailoverExhausted)?.status === 'True') {
+      const userActed = b.metadata.annotations?.[FailoverExhaustedAnnotation] !== exhaustionFingerprint(b);
+      if (userActed || items.some((i) => i.health === 'Healthy')) {
+        exhaustion = { state: 'resumed' };
+        // The toleration counts afresh from what the user changed, not from before the exhaustion.
+        if (userActed) for (const c of Object.keys(clocks)) delete clocks[c]!.unhealthySince;
+      } else held = true;
+    }
     for (const item of items) {
       const c = item.clusterName;
       const clock: Clock = { ...(clocks[c] ?? {}) };
@@ -110,10 +133,9 @@ export function reconcileApplicationFailover(ctx: ReconcileContext, key: string)
         continue;
       }
       // README point 1: a suspended cluster is never failed over; its clock restarts on resume.
+      // Reported whenever an unhealthy cluster is looked at, as the taint manager does for a due eviction.
       if (isSuspendedFor(b, c)) {
-        if (clock.unhealthySince) {
-          events.push({ involvedObject: refOf(b), type: 'Normal', reason: EventReasonFailoverPausedBySuspension, message: `Failover from cluster ${c} is paused while dispatching to it is suspended.`, source });
-        }
+        events.push({ involvedObject: refOf(b), type: 'Normal', reason: EventReasonFailoverPausedBySuspension, message: `Failover from cluster ${c} is paused while dispatching to it is suspended.`, source });
         delete clock.unhealthySince;
         clocks[c] = clock;
         continue;
@@ -134,18 +156,22 @@ export function reconcileApplicationFailover(ctx: ReconcileContext, key: string)
       if (!clock.unhealthySince) clock.unhealthySince = clockStamp(ctx.now);
       clocks[c] = clock;
       const first = parseTime(clock.unhealthySince)!;
-      // 0 means at once (Karmada would wait for the next status event).
-      if (now >= first + toleration * 1000) toEvict.push(c);
-      else candidate((first + toleration * 1000 - now) / 1000);
+      // Strictly after, as Karmada's After(); 0 means at once (Karmada would wait for the next status event).
+      const due = first + toleration * 1000;
+      if (now > due || toleration === 0) toEvict.push(c);
+      else wakeJustAfter(due);
     }
     for (const c of Object.keys(clocks)) if (!items.some((i) => i.clusterName === c)) delete clocks[c];
 
+    if (held) toEvict.length = 0;
+
     if (toEvict.length) {
-      evicted.push(...toEvict);
+      const trial = withMetaAndSpec(next);
       const before = ((b.spec?.clusters ?? []) as Array<{ name: string; replicas?: number }>);
       const purgeMode = normalizePurgeMode(app!.purgeMode) ?? PurgeModeGracefully;
-      const tasks = [...((next.spec.gracefulEvictionTasks ?? []) as Array<Record<string, unknown>>)];
-      const hist = [...((next.spec.activeEvictionHistory ?? []) as HistoryEntry[])];
+      const tasks = [...((trial.spec.gracefulEvictionTasks ?? []) as Array<Record<string, unknown>>)];
+      const hist = [...((trial.spec.activeEvictionHistory ?? []) as HistoryEntry[])];
+      const blocks: number[] = [];
       for (const c of toEvict) {
         const replicas = before.find((x) => x.name === c)?.replicas ?? 0;
         if (!tasks.some((t) => t.fromCluster === c)) {
@@ -176,23 +202,86 @@ export function reconcileApplicationFailover(ctx: ReconcileContext, key: string)
         const i = hist.findIndex((h) => h.clusterName === c);
         if (i >= 0) hist[i] = entry;
         else hist.push(entry);
-        delete clocks[c];
-        if (entry.blockPredecessorSeconds! > 0) candidate(entry.blockPredecessorSeconds!);
+        if (entry.blockPredecessorSeconds! > 0) blocks.push(entry.blockPredecessorSeconds!);
       }
       const remaining = before.filter((x) => !toEvict.includes(x.name));
-      if (remaining.length) next.spec.clusters = remaining;
-      else delete next.spec.clusters;
-      next.spec.gracefulEvictionTasks = tasks;
-      setHistory(next, hist);
+      if (remaining.length) trial.spec.clusters = remaining;
+      else delete trial.spec.clusters;
+      trial.spec.gracefulEvictionTasks = tasks;
+      setHistory(trial, hist);
+      const nowhere = remaining.length ? undefined : noClusterLeft(ctx, trial);
+      if (nowhere !== undefined) {
+        // Evicting would leave the workload nowhere: it stays where it is, and failover stops cycling.
+        exhaustion = {
+          state: 'exhausted',
+          message: `The workload is unhealthy on ${toEvict.join(', ')} and no other cluster can take it (${nowhere}); keeping the current placement until a cluster reports it healthy or the template or policy changes.`,
+        };
+      } else {
+        next = trial;
+        evicted.push(...toEvict);
+        for (const c of toEvict) delete clocks[c];
+        for (const s of blocks) candidate(s);
+      }
     }
   }
+  // A policy that no longer asks for application failover leaves nothing exhausted behind.
+  if (!app && findCondition(b.status?.conditions as Condition[] | undefined, BindingConditionFailoverExhausted)) exhaustion = { state: 'resumed' };
   setClocks(next, eligible ? clocks : {});
-  if (deepEqual(next, b)) return { ...emptyResult(), events, requeueAfterSeconds: requeue };
+  const ann = { ...(next.metadata.annotations ?? {}) };
+  if (exhaustion?.state === 'exhausted') ann[FailoverExhaustedAnnotation] = exhaustionFingerprint(b);
+  else if (exhaustion?.state === 'resumed' || !eligible) delete ann[FailoverExhaustedAnnotation];
+  next.metadata.annotations = ann;
+  if (!Object.keys(ann).length) delete next.metadata.annotations;
+  const status = exhaustionStatus(b, exhaustion, ctx.now);
+  if (exhaustion?.state === 'exhausted') {
+    for (const o of resource ? [refOf(b), resource] : [refOf(b)]) events.push({ involvedObject: o, type: 'Warning', reason: EventReasonFailoverExhausted, message: exhaustion.message, source });
+  }
+  const statusWrite = (o: KObject) => ({ writes: status ? [{ op: 'updateStatus' as const, object: { ...o, status } }] : [] });
+  if (deepEqual(next, b)) return { ...emptyResult(), writes: statusWrite(b).writes, events, requeueAfterSeconds: requeue };
   // Karmada reports a failed binding update per evicted cluster, on the binding and the template.
   const failureEvents: CoreEvent[] = evicted.flatMap((c) =>
     (resource ? [refOf(b), resource] : [refOf(b)]).map((o) => ({ involvedObject: o, type: 'Warning' as const, reason: EventReasonEvictWorkloadFromClusterFailed, message: `Evict from cluster ${c} failed.`, source })),
   );
-  return { writes: [{ op: 'update', object: next, ...(failureEvents.length ? { failureEvents } : {}) }], events, requeueAfterSeconds: requeue };
+  return { writes: [{ op: 'update', object: next, ...(status ? { then: statusWrite } : {}), ...(failureEvents.length ? { failureEvents } : {}) }], events, requeueAfterSeconds: requeue };
+}
+
+/** The user's inputs failover judged: the template's version, the placement and the failover policy. */
+function exhaustionFingerprint(b: KObject): string {
+  const r = b.spec?.resource as { resourceVersion?: string } | undefined;
+  return `${r?.resourceVersion ?? ''}/${fnv32a(JSON.stringify([b.spec?.placement ?? null, b.spec?.failover ?? null]))}`;
+}
+
+/**
+ * Why the binding, once evicted as `trial` says, could be scheduled nowhere (the scheduler's own
+ * answer), or undefined when it could. Asked only when no target would remain.
+ */
+function noClusterLeft(ctx: ReconcileContext, trial: KObject): string | undefined {
+  const clusters = ctx.reader.list(CLUSTER).filter((c) => !isTerminating(c));
+  // The trial is a new generation for the scheduler: it must place it, not skip it as already observed.
+  const probe = { ...trial, metadata: { ...trial.metadata, generation: (trial.metadata.generation ?? 0) + 1 } };
+  let pass;
+  try {
+    pass = ctx.schedule(probe, clusters, ctx.now);
+  } catch (e) {
+    return (e as Error).message;
+  }
+  if (pass.action === 'Failed') return pass.error?.message ?? 'no cluster fits';
+  if (pass.clusters === null || (pass.clusters !== undefined && pass.clusters.length === 0)) return 'the schedule would be empty';
+  return undefined;
+}
+
+/** The binding status with the FailoverExhausted condition set or removed; undefined when unchanged. */
+function exhaustionStatus(b: KObject, e: { state: 'exhausted'; message: string } | { state: 'resumed' } | undefined, now: Date): Record<string, unknown> | undefined {
+  if (!e) return undefined;
+  const conds = (b.status?.conditions ?? []) as Condition[];
+  const next =
+    e.state === 'exhausted'
+      ? setCondition(conds, { type: BindingConditionFailoverExhausted, status: 'True', reason: ReasonNoClusterLeft, message: e.message }, now)
+      : conds.filter((c) => c.type !== BindingConditionFailoverExhausted);
+  if (deepEqual(next, conds)) return undefined;
+  const status = { ...(b.status ?? {}), conditions: next };
+  if (!next.length) delete (status as Record<string, unknown>).conditions;
+  return status;
 }
 
 /** Gate StatefulFailoverInjection: each rule's alias label, valued from the evicted cluster's reflected status. */

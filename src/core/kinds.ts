@@ -1,5 +1,6 @@
 /** The Karmada kinds the core reads and writes, and what counts as a resource template. */
 import {
+  AppsGroupVersion,
   BindingGroupVersion,
   ClusterGroupVersion,
   ConfigGroupVersion,
@@ -20,8 +21,11 @@ export const CRB: TypeRef = { apiVersion: BindingGroupVersion, kind: 'ClusterRes
 export const WORK: TypeRef = { apiVersion: WorkGroupVersion, kind: 'Work' };
 export const CLUSTER: TypeRef = { apiVersion: ClusterGroupVersion, kind: 'Cluster' };
 export const RIC: TypeRef = { apiVersion: ConfigGroupVersion, kind: 'ResourceInterpreterCustomization' };
+export const CTP: TypeRef = { apiVersion: PolicyGroupVersion, kind: 'ClusterTaintPolicy' };
+export const NAMESPACE: TypeRef = { apiVersion: 'v1', kind: 'Namespace' };
+export const WORKLOAD_REBALANCER: TypeRef = { apiVersion: AppsGroupVersion, kind: 'WorkloadRebalancer' };
 
-const KARMADA_GROUPS = new Set(['policy.karmada.io', 'work.karmada.io', 'cluster.karmada.io', 'config.karmada.io']);
+const KARMADA_GROUPS = new Set(['policy.karmada.io', 'work.karmada.io', 'cluster.karmada.io', 'config.karmada.io', 'apps.karmada.io']);
 
 export function isKarmadaType(t: TypeRef): boolean {
   return KARMADA_GROUPS.has(groupOf(t.apiVersion));

@@ -4,7 +4,14 @@
  * events it wants. Whoever runs it (the embedded control plane, the real controller) implements these
  * ports; the core never imports a store, a queue or a network client.
  */
-import { DefaultClusterFailureThresholdSeconds, DefaultGracefulEvictionTimeoutSeconds, DefaultSkippedPropagatingNamespaces, type Health } from '../api/constants.js';
+import {
+  DefaultClusterFailureThresholdSeconds,
+  DefaultDeschedulingIntervalSeconds,
+  DefaultGracefulEvictionTimeoutSeconds,
+  DefaultSkippedPropagatingNamespaces,
+  DefaultUnschedulableThresholdSeconds,
+  type Health,
+} from '../api/constants.js';
 import type { KObject, ObjectRef, TypeRef } from './object.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -211,6 +218,26 @@ export interface CoreOptions {
    * evicted cluster's state (statePreservation rules) and the new cluster's manifest carries it as labels.
    */
   statefulFailoverInjection?: boolean;
+  /** `--controllers`: which of the core's controllers run (`*`, names, `-name` to leave one out). Default all. */
+  controllers?: readonly string[];
+  /** `--descheduling-interval`, seconds: how often the descheduler looks again at a binding with replicas not ready. Default 120. */
+  deschedulingIntervalSeconds?: number;
+  /** `--unschedulable-threshold`, seconds: how long a replica stays unschedulable before the descheduler takes it away. Default 300. */
+  unschedulableThresholdSeconds?: number;
+  /**
+   * Feature gate Failover. Off: no NoExecute taint eviction at all (Karmada registers no taint manager)
+   * and the cluster controller adds no NoExecute taint. karmada-lite's default is on (README "differs").
+   */
+  failover?: boolean;
+  /**
+   * `--enable-no-execute-taint-eviction`. Unset: karmada-lite's v1.2-style default (the cluster controller's
+   * NoExecute taint after the failure threshold evicts the bindings whose policy sets failover.cluster).
+   * true: current Karmada (every binding that does not tolerate a NoExecute taint is evicted; NoExecute
+   * taints come from ClusterTaintPolicies and users). false: no NoExecute eviction (Karmada's default).
+   */
+  enableNoExecuteTaintEviction?: boolean;
+  /** `--no-execute-taint-eviction-purge-mode`: the purge mode of a binding without failover.cluster. */
+  noExecuteTaintEvictionPurgeMode?: string;
 }
 
 /** Karmada's defaults for whatever is not given (gates off). */
@@ -222,6 +249,9 @@ export function withCoreDefaults(o: Partial<CoreOptions> = {}): CoreOptions {
     skippedPropagatingNamespaces: o.skippedPropagatingNamespaces ?? DefaultSkippedPropagatingNamespaces,
     clusterFailureThresholdSeconds: o.clusterFailureThresholdSeconds ?? DefaultClusterFailureThresholdSeconds,
     statefulFailoverInjection: o.statefulFailoverInjection ?? false,
+    deschedulingIntervalSeconds: o.deschedulingIntervalSeconds ?? DefaultDeschedulingIntervalSeconds,
+    unschedulableThresholdSeconds: o.unschedulableThresholdSeconds ?? DefaultUnschedulableThresholdSeconds,
+    failover: o.failover ?? true,
   };
 }
 

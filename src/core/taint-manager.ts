@@ -5,13 +5,17 @@
  * tolerationSeconds delays that until taint.timeAdded + tolerationSeconds, one without tolerates forever.
  * The scheduler then places the evicted replicas elsewhere (ClusterEviction filter, sum mismatch).
  *
- * Only bindings whose policy enables cluster failover (`spec.failover.cluster`) are evicted; its
- * purgeMode (empty: Gracefully) goes on the task. README point 1: while dispatching to a cluster is
+ * Which bindings are evicted follows the Failover gate and `--enable-no-execute-taint-eviction`
+ * (noExecuteEvictionMode): by default (v1.2-style) only those whose policy enables cluster failover
+ * (`spec.failover.cluster`); with the flag on, as current Karmada, every binding, its purge mode from
+ * failover.cluster (empty: Gracefully) or else `--no-execute-taint-eviction-purge-mode`; with the gate or
+ * the flag off, none. README point 1: while dispatching to a cluster is
  * suspended, the eviction waits; it happens when suspension is lifted, counted from the taint's
  * timeAdded as before (the taint, not the binding, carries this clock).
  */
 import {
   AppliedPlacementAnnotation,
+  DefaultNoExecuteTaintEvictionPurgeMode,
   EventReasonEvictWorkloadFromClusterSucceed,
   EventReasonFailoverPausedBySuspension,
   EvictionProducerTaintManager,
@@ -24,7 +28,7 @@ import type { Toleration } from '../scheduler/types.js';
 import { isSuspendedFor, normalizePurgeMode } from './binding.js';
 import { CLUSTER } from './kinds.js';
 import { isTerminating, parseRefKey, parseTime, refOf, withMetaAndSpec, type KObject, type ObjectRef } from './object.js';
-import { emptyResult, type CoreEvent, type ReconcileContext, type ReconcileResult } from './ports.js';
+import { emptyResult, type CoreEvent, type CoreOptions, type ReconcileContext, type ReconcileResult } from './ports.js';
 import { describeTaint, taintsOf, type Taint } from './taint.js';
 
 export const TAINT_MANAGER = 'taint-manager';
@@ -53,7 +57,8 @@ export function evictionVerdict(taints: readonly Taint[], tolerations: readonly 
     const added = parseTime(taint.timeAdded);
     if (added === undefined) continue;
     const due = added + seconds * 1000;
-    if (due <= now) return { evict: 'now', taint, tolerated: true };
+    // Karmada evicts once the trigger time is Before(now): strictly after it.
+    if (due < now) return { evict: 'now', taint, tolerated: true };
     at = at === undefined ? due : Math.min(at, due);
   }
   return at === undefined ? { evict: 'never' } : { evict: 'at', at };
@@ -74,14 +79,34 @@ function tolerationsOf(b: KObject): Toleration[] {
   return Array.isArray(t) ? (t as Toleration[]) : [];
 }
 
-export function clusterFailoverEnabled(b: KObject): boolean {
-  return !!b.spec?.failover?.cluster;
+/**
+ * Which bindings a NoExecute taint evicts: `failover-policy` (karmada-lite's v1.2-style default: those
+ * whose policy sets failover.cluster), `all` (`--enable-no-execute-taint-eviction`, current Karmada) or
+ * `off` (the flag set to false, or the Failover gate off: Karmada then registers no taint manager).
+ */
+export type NoExecuteEvictionMode = 'failover-policy' | 'all' | 'off';
+
+export function noExecuteEvictionMode(o: Pick<Partial<CoreOptions>, 'failover' | 'enableNoExecuteTaintEviction'>): NoExecuteEvictionMode {
+  if (o.failover === false || o.enableNoExecuteTaintEviction === false) return 'off';
+  return o.enableNoExecuteTaintEviction ? 'all' : 'failover-policy';
+}
+
+/** The binding leaves a cluster whose NoExecute taint it does not tolerate, under this mode. */
+export function taintEvictionApplies(b: KObject, mode: NoExecuteEvictionMode): boolean {
+  return mode === 'all' || (mode === 'failover-policy' && !!b.spec?.failover?.cluster);
+}
+
+/** Karmada's getPurgeMode: the policy's cluster failover purge mode (empty: Gracefully), else the flag's. */
+function purgeModeOf(b: KObject, o: Partial<CoreOptions>): string {
+  const cluster = b.spec?.failover?.cluster;
+  if (cluster) return normalizePurgeMode(cluster.purgeMode) || PurgeModeGracefully;
+  return normalizePurgeMode(o.noExecuteTaintEvictionPurgeMode) || DefaultNoExecuteTaintEvictionPurgeMode;
 }
 
 export function reconcileTaintManager(ctx: ReconcileContext, key: string): ReconcileResult {
   const ref = parseRefKey(key);
   const b = ctx.reader.get(ref, ref.namespace, ref.name);
-  if (!b || isTerminating(b) || !clusterFailoverEnabled(b)) return emptyResult();
+  if (!b || isTerminating(b) || !taintEvictionApplies(b, noExecuteEvictionMode(ctx.options))) return emptyResult();
   const targets = (b.spec?.clusters ?? []) as Array<{ name: string; replicas?: number }>;
   if (!targets.length) return emptyResult();
   const now = ctx.now.getTime();
@@ -112,11 +137,12 @@ export function reconcileTaintManager(ctx: ReconcileContext, key: string): Recon
     }
     toEvict.push({ cluster: t.name, taint: v.taint });
   }
-  const requeueAfterSeconds = wakeAt === undefined ? undefined : Math.max(1, Math.ceil((wakeAt - now) / 1000));
+  // A millisecond past the trigger time, where the strict comparison above evicts (not a whole second later).
+  const requeueAfterSeconds = wakeAt === undefined ? undefined : (wakeAt - now + 1) / 1000;
   if (!toEvict.length) return { ...emptyResult(), events, requeueAfterSeconds };
 
   const next = withMetaAndSpec(b);
-  const purgeMode = normalizePurgeMode(b.spec.failover.cluster.purgeMode) || PurgeModeGracefully;
+  const purgeMode = purgeModeOf(b, ctx.options);
   const tasks = [...((b.spec.gracefulEvictionTasks ?? []) as Array<Record<string, unknown>>)];
   const evicted = new Set(toEvict.map((e) => e.cluster));
   for (const { cluster } of toEvict) {

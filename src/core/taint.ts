@@ -8,6 +8,11 @@
  *   same key with effect NoExecute, stamped with `timeAdded`; the taint manager evicts from there;
  * - Ready True: both keys go, whatever their effect.
  *
+ * The NoExecute part is karmada-lite's v1.2-style default (noExecuteEvictionMode `failover-policy`). Under
+ * `--enable-no-execute-taint-eviction` or with the Failover gate off, the controller is current Karmada's:
+ * it keeps only the NoSchedule taints, and NoExecute taints with those keys (a ClusterTaintPolicy's, a
+ * user's) are left alone.
+ *
  * Other taints (a user's) are kept as they are; a user's NoExecute taint without `timeAdded` gets one,
  * because tolerationSeconds counts from it. A pure function of (Cluster, clock).
  */
@@ -44,8 +49,11 @@ export const describeTaint = (t: Taint): string => `${t.value ? `${t.key}=${t.va
 
 const managedKey = (k: string) => k === TaintClusterNotReady || k === TaintClusterUnreachable;
 
-/** What the cluster controller wants spec.taints to be at `now`, given the failure threshold in seconds. */
-export function desiredClusterTaints(cluster: KObject, now: Date, failureThresholdSeconds: number): TaintDecision {
+/**
+ * What the cluster controller wants spec.taints to be at `now`, given the failure threshold in seconds;
+ * `noExecute` false: the NoSchedule taints only (current Karmada).
+ */
+export function desiredClusterTaints(cluster: KObject, now: Date, failureThresholdSeconds: number, noExecute = true): TaintDecision {
   const ready = findCondition(cluster.status?.conditions as Condition[] | undefined, ClusterConditionReady);
   const want: Taint[] = [];
   let requeueAfterSeconds: number | undefined;
@@ -54,7 +62,7 @@ export function desiredClusterTaints(cluster: KObject, now: Date, failureThresho
     want.push({ key, effect: TaintEffectNoSchedule });
     // Without a condition (never probed) or a readable transition time there is no evidence of how long
     // the cluster has been down, and eviction is not undone by a later probe: no NoExecute then.
-    const since = ready ? parseTime(ready.lastTransitionTime) : undefined;
+    const since = ready && noExecute ? parseTime(ready.lastTransitionTime) : undefined;
     if (since !== undefined) {
       const due = since + failureThresholdSeconds * 1000;
       if (now.getTime() >= due) want.push({ key, effect: TaintEffectNoExecute });
@@ -67,7 +75,7 @@ export function desiredClusterTaints(cluster: KObject, now: Date, failureThresho
   const taints: Taint[] = [];
   const removed: Taint[] = [];
   for (const t of current) {
-    if (managedKey(t.key) && !want.some((w) => same(w, t))) {
+    if (managedKey(t.key) && (noExecute || t.effect !== TaintEffectNoExecute) && !want.some((w) => same(w, t))) {
       removed.push(t);
       continue;
     }

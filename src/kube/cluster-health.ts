@@ -9,6 +9,8 @@
  * a 401 or 403 there makes the cluster not ready: the controller could neither read nor write it.
  */
 
+import { CLUSTER } from '../core/kinds.js';
+import type { CoreEvent } from '../core/ports.js';
 import { ClusterNotReachableReason, ClusterNotReadyReason, ClusterReadyMessage, ClusterReadyReason, StatusCollectionFailedReason } from '../api/constants.js';
 
 /** One request of the probe that failed: `code` is the HTTP status when the member answered. */
@@ -52,7 +54,31 @@ export function readyConditionOf(probe: ProbeOutcome, secret: string): ReadyCond
   return { status: 'True', reason: ClusterReadyReason, message: ClusterReadyMessage };
 }
 
-/** The condition of a Cluster whose client could not be made (Secret missing or unreadable, no endpoint). */
-export function collectionFailedCondition(err: string): ReadyCondition {
-  return { status: 'False', reason: StatusCollectionFailedReason, message: `failed to create a ClusterClient: ${err}` };
+/**
+ * The condition of a Cluster whose client could not be made (Secret missing or unreadable, no endpoint),
+ * with what to do when the host said why: `code` is its HTTP answer to reading the Secret.
+ */
+export function collectionFailedCondition(err: string, secret?: { namespace: string; name: string }, code?: number): ReadyCondition {
+  const where = secret ? `${secret.namespace}/${secret.name}` : '';
+  const hint =
+    code === 404 && secret
+      ? `; create Secret ${where} with the member's token and caBundle (or a kubeconfig), e.g. kubectl -n ${secret.namespace} create secret generic ${secret.name} --from-file=token --from-file=caBundle`
+      : code === 403 && secret
+        ? `; the controller may not read Secret ${where}: grant it get, list and watch on secrets in ${secret.namespace} (deploy/controller)`
+        : '';
+  return { status: 'False', reason: StatusCollectionFailedReason, message: `failed to create a ClusterClient: ${err}${hint}` };
+}
+
+/**
+ * karmada-lite's own: a Warning Event beside that condition (Karmada only logs it), so that
+ * `kubectl describe cluster` and `kubectl get events` show it too.
+ */
+export function collectionFailedEvent(cluster: { metadata: { name: string; uid?: string } }, cond: ReadyCondition): CoreEvent {
+  return {
+    involvedObject: { apiVersion: CLUSTER.apiVersion, kind: CLUSTER.kind, name: cluster.metadata.name, ...(cluster.metadata.uid ? { uid: cluster.metadata.uid } : {}) },
+    type: 'Warning',
+    reason: cond.reason,
+    message: cond.message,
+    source: 'cluster-status',
+  };
 }

@@ -7,8 +7,8 @@
 import { hostname } from 'node:os';
 import type { Server } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { coreControllers, INTERPRETER_HEALTH } from '../core/controllers.js';
-import { RIC } from '../core/kinds.js';
+import { coreControllers, INTERPRETER_HEALTH, selectControllers } from '../core/controllers.js';
+import { CLUSTER, RIC } from '../core/kinds.js';
 import { refKey } from '../core/object.js';
 import { withCoreDefaults, type ControllerSpec, type CoreOptions, type Interpreter, type InterpreterOperation } from '../core/ports.js';
 import { createInterpreter } from '../interpreter/interpreter.js';
@@ -16,11 +16,15 @@ import { InterpreterPool } from '../interpreter/pool.js';
 import { createPooledInterpreter, InterpreterPendingError, type PooledInterpreter } from '../interpreter/pool-interpreter.js';
 import { startProbeServer } from '../runtime/http.js';
 import { LeaderElector } from '../runtime/leader-election.js';
+import { actionLogger } from '../runtime/action-log.js';
 import type { Logger } from '../runtime/log.js';
+import { LogFold } from '../runtime/log-fold.js';
 import { Metrics } from '../runtime/metrics.js';
 import { Runner } from '../runtime/runner.js';
 import { interpreterPort, realScheduler } from '../store/control-plane.js';
 import { kubeLeaseClient } from './lease.js';
+import { checkHost } from './preflight.js';
+import { observeRequests } from './rest.js';
 import { KubeStore } from './store.js';
 
 export interface ControllerOptions {
@@ -52,16 +56,8 @@ export interface ControllerOptions {
   interpreterWorkers?: number;
 }
 
-/** Karmada's --controllers: `*` is every controller, `-foo` removes one, a bare name adds one. */
-export function selectControllers(all: readonly ControllerSpec[], wanted: readonly string[]): ControllerSpec[] {
-  const names = new Set(all.map((c) => c.name));
-  for (const w of wanted) {
-    const n = w.replace(/^-/, '');
-    if (n !== '*' && !names.has(n)) throw new Error(`unknown controller ${n}; known: ${[...names].join(', ')}`);
-  }
-  const star = wanted.includes('*');
-  return all.filter((c) => !wanted.includes(`-${c.name}`) && (star || wanted.includes(c.name)));
-}
+/** Karmada's --controllers lives with the controllers (plan and simulate select them too). */
+export { selectControllers };
 
 export class Controller {
   readonly metrics = new Metrics({ processMetrics: true });
@@ -74,13 +70,15 @@ export class Controller {
   private pool?: InterpreterPool;
   private synced = false;
   private stopping = false;
+  /** Repeated failures (a member that does not answer, a reconcile failing the same way) as one line per interval. */
+  private fold?: LogFold;
   private readonly controllers: ControllerSpec[];
   readonly identity: string;
 
   constructor(private readonly opts: ControllerOptions) {
     const core = withCoreDefaults(opts.core);
     this.core = core;
-    this.controllers = selectControllers(coreControllers({ skippedPropagatingNamespaces: core.skippedPropagatingNamespaces }), opts.controllers);
+    this.controllers = selectControllers(coreControllers(core), opts.controllers);
     // Checked here, before campaigning for the lease, so that a typo fails at start-up with exit code 2.
     for (const name of Object.keys(opts.concurrency ?? {})) {
       if (!this.controllers.some((c) => c.name === name)) throw new Error(`--concurrent-syncs: no running controller named ${name}; running: ${this.controllers.map((c) => c.name).join(', ')}`);
@@ -92,6 +90,11 @@ export class Controller {
 
   async start(): Promise<void> {
     const log = this.opts.log;
+    // Before anything listens or campaigns: a host without the CRDs is a setup mistake, told once with what to do.
+    await checkHost(this.opts.kubeconfig);
+    observeRequests((code, method, host) => this.metrics.observeRequest(code, method, host));
+    this.fold = new LogFold(log);
+    this.fold.start();
     this.server = await startProbeServer({
       port: this.opts.metricsPort,
       bindAddress: this.opts.bindAddress,
@@ -110,17 +113,21 @@ export class Controller {
       leaseDurationSeconds: this.opts.leaseDurationSeconds,
       retryPeriodMs: this.opts.retryPeriodMs,
       onStartedLeading: () => {
+        this.metrics.setLeader(this.opts.leaseName, true);
         log.info('became leader', { identity: this.identity, lease: `${this.opts.leaseNamespace}/${this.opts.leaseName}` });
         this.actInBackground();
       },
       onStoppedLeading: () => {
+        this.metrics.setLeader(this.opts.leaseName, false);
         if (this.stopping) return;
         // client-go's answer: another replica may act already, so this one must not write any more.
         log.error('lost the lease; exiting', { identity: this.identity });
         process.exit(1);
       },
-      onError: (e) => log.warn('leader election', { err: (e as Error).message }),
+      // A host that does not answer fails every renewal: folded into one line per interval.
+      onError: (e) => (this.fold?.logger() ?? log).warn('leader election', { err: (e as Error).message }),
     });
+    this.metrics.setLeader(this.opts.leaseName, false);
     log.info('campaigning for the lease', { identity: this.identity, lease: `${this.opts.leaseNamespace}/${this.opts.leaseName}` });
     this.elector.start();
   }
@@ -135,13 +142,21 @@ export class Controller {
   /** Fills the caches and runs the controllers until stop(). */
   private async act(): Promise<void> {
     const log = this.opts.log;
+    const folded = this.fold?.logger() ?? log;
     const store = new KubeStore({
       host: this.opts.kubeconfig,
-      log,
+      log: folded,
       probeIntervalMs: this.opts.probeIntervalMs,
       onClusterReadiness: (r) => this.metrics.setClusterReadiness(r),
+      onClusterSynced: (cluster, seconds) => this.metrics.observeClusterSync(cluster, seconds),
+      skippedPropagatingNamespaces: this.core.skippedPropagatingNamespaces,
     });
     this.store = store;
+    store.watch((ev) => {
+      if (ev.cluster !== undefined || ev.object.kind !== CLUSTER.kind || ev.object.apiVersion !== CLUSTER.apiVersion) return;
+      if (ev.type === 'DELETED') this.metrics.forgetCluster(ev.object.metadata.name ?? '');
+      else this.metrics.recordClusterStatus(ev.object);
+    });
     await store.start();
     const real = createInterpreter({ nowMs: Date.now, builtin: true, memoize: true });
     const local = interpreterPort(real);
@@ -193,15 +208,18 @@ export class Controller {
           this.metrics.reconcileErrors.inc({ controller });
           // Conflicts and cold caches are routine on a live apiserver: they are retried with fresh state.
           const routine = / 409 |Conflict|not synced yet/.test(error);
-          (routine ? log.debug : log.warn)('reconcile failed', { controller, err: error.split('\n')[0] });
+          (routine ? folded.debug : folded.warn)('reconcile failed', { controller, err: error.split('\n')[0] });
         }
         for (const [name, depth] of Object.entries(runner!.depths())) this.metrics.queueDepth.set({ name }, depth);
       },
       deferrals: pooled,
       // A reconcile that waits for interpreter workers: neither a success nor an error.
       onDeferred: (controller) => this.metrics.reconcileTotal.inc({ controller, result: 'deferred' }),
+      queueObserver: (controller) => this.metrics.workqueue(controller),
+      onWrite: actionLogger(log),
     });
     this.runner = runner;
+    this.metrics.followWorkInProgress(() => runner!.inProgress());
     runner.start(store.existing());
     this.synced = true;
     log.info('caches synced; reconciling');
@@ -256,6 +274,8 @@ export class Controller {
     // The last reconciles' events, but no longer than a few seconds: shutdown must not hang on the apiserver.
     await Promise.race([this.store?.drainEvents(), new Promise((r) => setTimeout(r, 3000).unref())]);
     this.store?.stop();
+    this.fold?.stop();
+    observeRequests(undefined);
     await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
     this.opts.log.info('stopped', { identity: this.identity });
   }

@@ -23,6 +23,16 @@ export const isApiGone = (e: unknown) => e instanceof ApiError && e.code === 410
 
 export type Query = Record<string, string | number | boolean | undefined>;
 
+/** `code` is the HTTP status, undefined when no answer came. */
+export type RequestObserver = (code: number | undefined, method: string, host: string) => void;
+
+let requestObserver: RequestObserver | undefined;
+
+/** Told about every request of every client in the process (rest_client_requests_total), as client-go's one registry is. */
+export function observeRequests(fn: RequestObserver | undefined): void {
+  requestObserver = fn;
+}
+
 export interface RequestOpts {
   query?: Query;
   body?: unknown;
@@ -82,6 +92,20 @@ export class RestClient {
   }
 
   private send(o: RequestOptions, body: string | undefined, contentType: string | undefined, signal?: AbortSignal, timeoutMs?: number): Promise<IncomingMessage> {
+    const observe = requestObserver;
+    const sent = this.sendOnce(o, body, contentType, signal, timeoutMs);
+    if (!observe) return sent;
+    const method = o.method ?? 'GET';
+    return sent.then(
+      (res) => (observe(res.statusCode, method, this.server.host), res),
+      (e: unknown) => {
+        observe(undefined, method, this.server.host);
+        throw e;
+      },
+    );
+  }
+
+  private sendOnce(o: RequestOptions, body: string | undefined, contentType: string | undefined, signal?: AbortSignal, timeoutMs?: number): Promise<IncomingMessage> {
     return new Promise((resolve, reject) => {
       const headers = { ...(o.headers as Record<string, string>) };
       if (body !== undefined) {

@@ -15,15 +15,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { ClusterConditionReady, generateExecutionSpaceName } from '../api/constants.js';
-import { CLUSTER, COP, CPP, CRB, isKarmadaType, OP, PP, RB, RIC, WORK } from '../core/kinds.js';
+import { ClusterConditionReady, DefaultSkippedPropagatingNamespaces, generateExecutionSpaceName } from '../api/constants.js';
+import { CLUSTER, COP, CPP, CRB, CTP, isKarmadaType, NAMESPACE, OP, PP, RB, RIC, WORK, WORKLOAD_REBALANCER } from '../core/kinds.js';
+import { memberNamespaceManifest } from '../core/namespace.js';
 import { deepEqual, rfc3339, type KObject, type ObjectRef, type TypeRef } from '../core/object.js';
 import { ReaderNotReadyError, type CoreEvent, type ListOptions, type ObjectReader } from '../core/ports.js';
 import type { AsyncWriter } from '../runtime/runner.js';
 import type { Logger } from '../runtime/log.js';
 import { StoreError, type RecordedEvent, type WatchEvent, type WatchHandler } from '../store/types.js';
 import { isAdmissionKind, mutate } from '../validation/rules.js';
-import { ACCESS_CHECK_PATH, collectionFailedCondition, readyConditionOf, type ProbeFailure, type ProbeOutcome, type ReadyCondition } from './cluster-health.js';
+import { ACCESS_CHECK_PATH, collectionFailedCondition, collectionFailedEvent, readyConditionOf, type ProbeFailure, type ProbeOutcome, type ReadyCondition } from './cluster-health.js';
 import { clusterSignature, memberKubeConfig, secretRefOf, secretSignature } from './credentials.js';
 import { EventRecorder } from './events.js';
 import { Informer } from './informer.js';
@@ -39,7 +40,10 @@ export class CacheNotSyncedError extends ReaderNotReadyError {
 }
 
 /** The Karmada kinds the controller always watches on the control plane. */
-export const HOST_KINDS: readonly TypeRef[] = [CLUSTER, PP, CPP, OP, COP, RB, CRB, WORK, RIC];
+export const HOST_KINDS: readonly TypeRef[] = [CLUSTER, PP, CPP, OP, COP, RB, CRB, WORK, RIC, NAMESPACE];
+
+/** Kinds watched when their CRD is installed: a control plane without them still starts (their controllers then see nothing). */
+export const OPTIONAL_HOST_KINDS: readonly TypeRef[] = [WORKLOAD_REBALANCER, CTP];
 
 const typeKey = (t: TypeRef) => `${t.apiVersion}|${t.kind}`;
 
@@ -152,6 +156,8 @@ interface Member {
   /** Failed probes in a row: one failure alone (a slow answer on a busy machine) does not make a cluster not ready. */
   failures?: number;
   apiEnablements?: Array<{ groupVersion: string; resources: Array<{ name: string; kind: string }> }>;
+  /** The member's /version gitVersion: the Cluster's status.kubernetesVersion (kubectl's VERSION column). */
+  kubernetesVersion?: string;
   /** A probe of this member is under way: the next round leaves it alone instead of waiting for it. */
   probing?: boolean;
 }
@@ -180,8 +186,12 @@ export interface KubeStoreOptions {
   /** Component name on Events. */
   component?: string;
   onClusterReadiness?: (ready: Record<string, boolean>) => void;
+  /** Told how long each member's status sync (probe and Cluster write) took: cluster_sync_status_duration_seconds. */
+  onClusterSynced?: (cluster: string, seconds: number) => void;
   /** How long start() and a member connection wait for caches to fill before going on without them (default 10 s). */
   warmUpTimeoutMs?: number;
+  /** `--skipped-propagating-namespaces`: a namespace created on a member for an object gets Karmada's labels unless skipped. */
+  skippedPropagatingNamespaces?: readonly RegExp[];
 }
 
 /** Resolves when `p` settles or after `ms`, whichever is first; never rejects. */
@@ -225,6 +235,7 @@ export class KubeStore implements ObjectReader, AsyncWriter {
   /** Fills the control plane's caches; members connect as their Cluster objects are seen. */
   async start(): Promise<void> {
     await Promise.all(HOST_KINDS.map((t) => this.host.watch(t)));
+    await Promise.all(OPTIONAL_HOST_KINDS.map((t) => this.host.watch(t).catch((e) => this.log.warn('not watching an optional kind; install its CRD (karmada-lite crds) to use it', { kind: t.kind, err: (e as Error).message }))));
     const selected = [...this.host.informer(PP).list(), ...this.host.informer(CPP).list()].flatMap((p) => this.watchSelected(p));
     for (const c of this.host.informer(CLUSTER).list()) this.connectMember(c);
     // The first reconciles after a (re)start must find the caches they read full: the execution
@@ -391,7 +402,10 @@ export class KubeStore implements ObjectReader, AsyncWriter {
           if (e instanceof ApiError || !isTransportError(e)) {
             this.disconnectMember(name);
             this.reportReadiness();
-            await this.writeReady(name, collectionFailedCondition((e as Error).message));
+            const failed = collectionFailedCondition((e as Error).message, ref, e instanceof ApiError ? e.code : undefined);
+            // A condition alone is easy to miss: `kubectl describe cluster` shows the Event beside it.
+            this.recordEvent(collectionFailedEvent(cluster, failed));
+            await this.writeReady(name, failed);
           }
           return;
         }
@@ -550,7 +564,9 @@ export class KubeStore implements ObjectReader, AsyncWriter {
   private async probe(name: string): Promise<void> {
     const m = this.members.get(name);
     if (!m) return;
+    const started = performance.now();
     await this.record(m, await this.check(m));
+    this.opts.onClusterSynced?.(name, (performance.now() - started) / 1000);
   }
 
   /** A probe's outcome, written to the member's Cluster Ready condition when that changes. */
@@ -560,6 +576,8 @@ export class KubeStore implements ObjectReader, AsyncWriter {
     const cond = readyConditionOf(outcome, m.secret);
     const ready = cond.status === 'True';
     if (ready) m.apiEnablements ??= await this.discover(m.cache.rest).catch(() => undefined);
+    // Asked every probe, as Karmada's status controller does: a member upgraded in place shows its new version.
+    if (ready) m.kubernetesVersion = (await m.cache.rest.request<{ gitVersion?: string }>('GET', '/version', { timeoutMs: PROBE_TIMEOUT_MS }).then((v) => v?.gitVersion, () => undefined)) ?? m.kubernetesVersion;
     m.failures = ready ? 0 : (m.failures ?? 0) + 1;
     // A member never seen ready is not ready at once; a ready one needs a second failed probe in a row.
     if (!ready && m.ready && m.failures < PROBE_FAILURES_TO_NOT_READY) {
@@ -569,20 +587,21 @@ export class KubeStore implements ObjectReader, AsyncWriter {
     m.ready = ready;
     this.reportReadiness();
     if (!ready) this.log.debug('member not ready', { cluster: m.name, reason: cond.reason, err: cond.message });
-    await this.writeReady(m.name, cond, ready ? m.apiEnablements : undefined);
+    await this.writeReady(m.name, cond, ready ? m.apiEnablements : undefined, ready ? m.kubernetesVersion : undefined);
   }
 
   /** Sets the Cluster's Ready condition (and API list) when its status or reason differs from what is stored. */
-  private async writeReady(name: string, want: ReadyCondition, apiEnablements?: Member['apiEnablements']): Promise<void> {
+  private async writeReady(name: string, want: ReadyCondition, apiEnablements?: Member['apiEnablements'], kubernetesVersion?: string): Promise<void> {
     const cur = this.host.existing(CLUSTER)?.get(undefined, name) as KObject | undefined;
     if (!cur) return;
     const conds = ((cur.status?.conditions ?? []) as Array<Record<string, unknown>>).filter((c) => c.type !== ClusterConditionReady);
     const old = ((cur.status?.conditions ?? []) as Array<Record<string, unknown>>).find((c) => c.type === ClusterConditionReady);
     const needApis = apiEnablements && !deepEqual(cur.status?.apiEnablements, apiEnablements);
+    const needVersion = kubernetesVersion !== undefined && cur.status?.kubernetesVersion !== kubernetesVersion;
     const same = old?.status === want.status && old?.reason === want.reason;
-    if (same && !needApis) return;
+    if (same && !needApis && !needVersion) return;
     const cond = same ? old : { type: ClusterConditionReady, ...want, lastTransitionTime: old?.status === want.status && old.lastTransitionTime ? old.lastTransitionTime : rfc3339(new Date()) };
-    const next: KObject = { ...cur, status: { ...(cur.status ?? {}), conditions: [...conds, cond], ...(apiEnablements ? { apiEnablements } : {}) } };
+    const next: KObject = { ...cur, status: { ...(cur.status ?? {}), conditions: [...conds, cond], ...(apiEnablements ? { apiEnablements } : {}), ...(kubernetesVersion ? { kubernetesVersion } : {}) } };
     try {
       await this.updateStatus(next, undefined, 'cluster-status');
       if (old?.status !== want.status) this.log.info('cluster readiness changed', { cluster: name, ready: want.status === 'True', ...(want.status === 'True' ? {} : { reason: want.reason, message: want.message }) });
@@ -603,8 +622,10 @@ export class KubeStore implements ObjectReader, AsyncWriter {
   }
 
   private async ensureNamespace(cache: ApiCache, ns: string): Promise<void> {
+    // On a member, the namespace the namespace sync controller would have created (its Work's manifest).
+    const body = cache.name === undefined ? { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } : memberNamespaceManifest(this, ns, cache.name, this.opts.skippedPropagatingNamespaces ?? DefaultSkippedPropagatingNamespaces);
     try {
-      await cache.rest.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }, timeoutMs: cache.writeTimeoutMs });
+      await cache.rest.request('POST', '/api/v1/namespaces', { body, timeoutMs: cache.writeTimeoutMs });
     } catch (e) {
       if (!(e instanceof ApiError && e.code === 409)) throw e;
     }
@@ -662,7 +683,7 @@ export class KubeStore implements ObjectReader, AsyncWriter {
       try {
         out = await c.rest.request<KObject>('POST', path, { body, timeoutMs: c.writeTimeoutMs });
       } catch (e) {
-        // Karmada propagates namespaces; until that is ported, a missing namespace is created here.
+        // The namespace's own Work may not have been applied yet: the namespace is created here, as it would be.
         if (!(e instanceof ApiError && e.code === 404 && body.metadata.namespace)) throw e;
         await this.ensureNamespace(c, body.metadata.namespace);
         out = await c.rest.request<KObject>('POST', path, { body, timeoutMs: c.writeTimeoutMs });

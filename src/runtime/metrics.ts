@@ -1,4 +1,19 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { ClusterConditionReady } from '../api/constants.js';
+import { tryParseQuantity } from '../quantity/quantity.js';
+import type { QueueObserver } from './queue.js';
+
+/** client-go's workqueue buckets: prometheus.ExponentialBuckets(10e-9, 10, 12), 10 ns to 1000 s. */
+const WORKQUEUE_BUCKETS = Array.from({ length: 12 }, (_, i) => Number((1e-8 * 10 ** i).toPrecision(1)));
+
+/** Karmada's label for member clusters on its cluster metrics. */
+const MEMBER_CLUSTER = 'member_cluster';
+
+const quantity = (v: unknown): number | undefined => {
+  if (typeof v !== 'string' && typeof v !== 'number') return undefined;
+  const q = tryParseQuantity(String(v));
+  return typeof q === 'string' ? undefined : q.asApproximateFloat64();
+};
 
 /**
  * The controller's Prometheus metrics, in one registry per process (tests make their own). Names follow
@@ -14,6 +29,43 @@ export class Metrics {
   readonly interpreterSeconds = new Histogram({ name: 'karmada_lite_interpreter_duration_seconds', help: 'Resource interpreter call latency per operation.', labelNames: ['operation'] as const, buckets: [0.00001, 0.00005, 0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1], registers: [this.registry] });
   readonly clusters = new Gauge({ name: 'karmada_lite_clusters', help: 'Member clusters by readiness.', labelNames: ['ready'] as const, registers: [this.registry] });
   readonly clusterReady = new Gauge({ name: 'karmada_lite_cluster_ready', help: '1 when the member cluster answers /readyz, else 0.', labelNames: ['cluster'] as const, registers: [this.registry] });
+
+  // client-go's workqueue metrics, as controller-runtime exports them (label `name`: the controller).
+  readonly queueAdds = new Counter({ name: 'workqueue_adds_total', help: 'Total number of adds handled by workqueue', labelNames: ['name'] as const, registers: [this.registry] });
+  readonly queueRetries = new Counter({ name: 'workqueue_retries_total', help: 'Total number of retries handled by workqueue', labelNames: ['name'] as const, registers: [this.registry] });
+  readonly queueLatency = new Histogram({ name: 'workqueue_queue_duration_seconds', help: 'How long in seconds an item stays in workqueue before being requested', labelNames: ['name'] as const, buckets: WORKQUEUE_BUCKETS, registers: [this.registry] });
+  readonly workDuration = new Histogram({ name: 'workqueue_work_duration_seconds', help: 'How long in seconds processing an item from workqueue takes.', labelNames: ['name'] as const, buckets: WORKQUEUE_BUCKETS, registers: [this.registry] });
+  readonly unfinishedWork = new Gauge({
+    name: 'workqueue_unfinished_work_seconds',
+    help: "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads.",
+    labelNames: ['name'] as const,
+    registers: [this.registry],
+    collect: () => this.collectInProgress(),
+  });
+  readonly longestRunning = new Gauge({ name: 'workqueue_longest_running_processor_seconds', help: 'How many seconds has the longest running processor for workqueue been running.', labelNames: ['name'] as const, registers: [this.registry] });
+
+  readonly leaderElection = new Gauge({
+    name: 'leader_election_master_status',
+    help: "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease. Please make sure to group by name.",
+    labelNames: ['name'] as const,
+    registers: [this.registry],
+  });
+  readonly restRequests = new Counter({ name: 'rest_client_requests_total', help: 'Number of HTTP requests, partitioned by status code, method, and host.', labelNames: ['code', 'method', 'host'] as const, registers: [this.registry] });
+
+  // Karmada's cluster status metrics (pkg/metrics/cluster.go), from each Cluster's status.
+  readonly clusterReadyState = new Gauge({ name: 'cluster_ready_state', help: 'State of the cluster (1 if ready, 0 otherwise).', labelNames: [MEMBER_CLUSTER], registers: [this.registry] });
+  readonly clusterNodes = new Gauge({ name: 'cluster_node_number', help: 'Number of nodes in the cluster.', labelNames: [MEMBER_CLUSTER], registers: [this.registry] });
+  readonly clusterReadyNodes = new Gauge({ name: 'cluster_ready_node_number', help: 'Number of ready nodes in the cluster.', labelNames: [MEMBER_CLUSTER], registers: [this.registry] });
+  readonly clusterMemoryAllocatable = new Gauge({ name: 'cluster_memory_allocatable_bytes', help: 'Allocatable cluster memory resource in bytes.', labelNames: [MEMBER_CLUSTER], registers: [this.registry] });
+  readonly clusterCpuAllocatable = new Gauge({ name: 'cluster_cpu_allocatable_number', help: 'Number of allocatable CPU in the cluster.', labelNames: [MEMBER_CLUSTER], registers: [this.registry] });
+  readonly clusterPodAllocatable = new Gauge({ name: 'cluster_pod_allocatable_number', help: 'Number of allocatable pods in the cluster.', labelNames: [MEMBER_CLUSTER], registers: [this.registry] });
+  readonly clusterMemoryAllocated = new Gauge({ name: 'cluster_memory_allocated_bytes', help: 'Allocated cluster memory resource in bytes.', labelNames: [MEMBER_CLUSTER], registers: [this.registry] });
+  readonly clusterCpuAllocated = new Gauge({ name: 'cluster_cpu_allocated_number', help: 'Number of allocated CPU in the cluster.', labelNames: [MEMBER_CLUSTER], registers: [this.registry] });
+  readonly clusterPodAllocated = new Gauge({ name: 'cluster_pod_allocated_number', help: 'Number of allocated pods in the cluster.', labelNames: [MEMBER_CLUSTER], registers: [this.registry] });
+  readonly clusterSyncDuration = new Histogram({ name: 'cluster_sync_status_duration_seconds', help: 'Duration in seconds for syncing the status of the cluster once.', labelNames: [MEMBER_CLUSTER], registers: [this.registry] });
+
+  /** Where workqueue_unfinished_work_seconds and workqueue_longest_running_processor_seconds come from at scrape time. */
+  private inProgress?: () => Record<string, { unfinishedSeconds: number; longestSeconds: number }>;
 
   constructor(opts: { processMetrics?: boolean } = {}) {
     if (opts.processMetrics) collectDefaultMetrics({ register: this.registry });
@@ -38,6 +90,72 @@ export class Metrics {
   observeInterpreter(operation: string, seconds: number, ok: boolean): void {
     this.interpreterCalls.inc({ operation, result: ok ? 'success' : 'error' });
     this.interpreterSeconds.observe({ operation }, seconds);
+  }
+
+  /** A controller queue's observer (RunnerOptions.queueObserver). */
+  workqueue(name: string): QueueObserver {
+    const adds = this.queueAdds.labels({ name });
+    const retries = this.queueRetries.labels({ name });
+    const latency = this.queueLatency.labels({ name });
+    const work = this.workDuration.labels({ name });
+    return { added: () => adds.inc(), retried: () => retries.inc(), waited: (s) => latency.observe(s), worked: (s) => work.observe(s) };
+  }
+
+  /** The runner's work in progress, read at every scrape (Runner.inProgress). */
+  followWorkInProgress(source: () => Record<string, { unfinishedSeconds: number; longestSeconds: number }>): void {
+    this.inProgress = source;
+  }
+
+  private collectInProgress(): void {
+    for (const [name, p] of Object.entries(this.inProgress?.() ?? {})) {
+      this.unfinishedWork.set({ name }, p.unfinishedSeconds);
+      this.longestRunning.set({ name }, p.longestSeconds);
+    }
+  }
+
+  /** leader_election_master_status for the Lease `name`. */
+  setLeader(name: string, leading: boolean): void {
+    this.leaderElection.set({ name }, leading ? 1 : 0);
+  }
+
+  /** One request of the REST client (rest.ts); `code` is the HTTP status, or `<error>` when none came, as client-go. */
+  observeRequest(code: number | undefined, method: string, host: string): void {
+    this.restRequests.inc({ code: code === undefined ? '<error>' : String(code), method, host });
+  }
+
+  /** Karmada's RecordClusterStatus: the cluster gauges from a Cluster's status (node and resource summaries when present). */
+  recordClusterStatus(cluster: { metadata: { name?: string }; status?: Record<string, any> }): void {
+    const labels = { [MEMBER_CLUSTER]: cluster.metadata.name ?? '' };
+    const status = cluster.status ?? {};
+    const ready = ((status.conditions ?? []) as Array<{ type?: string; status?: string }>).some((c) => c.type === ClusterConditionReady && c.status === 'True');
+    this.clusterReadyState.set(labels, ready ? 1 : 0);
+    const nodes = status.nodeSummary as { totalNum?: number; readyNum?: number } | undefined;
+    if (nodes) {
+      this.clusterNodes.set(labels, nodes.totalNum ?? 0);
+      this.clusterReadyNodes.set(labels, nodes.readyNum ?? 0);
+    }
+    const summary = status.resourceSummary as { allocatable?: Record<string, unknown>; allocated?: Record<string, unknown> } | undefined;
+    const set = (g: Gauge<string>, list: Record<string, unknown> | undefined, resource: string) => {
+      if (list) g.set(labels, quantity(list[resource]) ?? 0);
+    };
+    set(this.clusterMemoryAllocatable, summary?.allocatable, 'memory');
+    set(this.clusterCpuAllocatable, summary?.allocatable, 'cpu');
+    set(this.clusterPodAllocatable, summary?.allocatable, 'pods');
+    set(this.clusterMemoryAllocated, summary?.allocated, 'memory');
+    set(this.clusterCpuAllocated, summary?.allocated, 'cpu');
+    set(this.clusterPodAllocated, summary?.allocated, 'pods');
+  }
+
+  /** Karmada's RecordClusterSyncStatusDuration: one status sync (probe and write) of a member. */
+  observeClusterSync(cluster: string, seconds: number): void {
+    this.clusterSyncDuration.observe({ [MEMBER_CLUSTER]: cluster }, seconds);
+  }
+
+  /** Karmada's CleanupMetricsForCluster: a deleted Cluster leaves no series behind. */
+  forgetCluster(cluster: string): void {
+    const labels = { [MEMBER_CLUSTER]: cluster };
+    for (const g of [this.clusterReadyState, this.clusterNodes, this.clusterReadyNodes, this.clusterMemoryAllocatable, this.clusterCpuAllocatable, this.clusterPodAllocatable, this.clusterMemoryAllocated, this.clusterCpuAllocated, this.clusterPodAllocated]) g.remove(labels);
+    this.clusterSyncDuration.remove(labels);
   }
 
   setClusterReadiness(ready: Record<string, boolean>): void {

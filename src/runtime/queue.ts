@@ -17,6 +17,20 @@ export interface QueueOptions {
    * limiter: 10 qps, burst 100). Unset: per-key backoff only, as the embedded control plane wants.
    */
   bucket?: { qps: number; burst: number };
+  /** Told what client-go's workqueue metrics provider is told (the controller's workqueue_* metrics). */
+  observer?: QueueObserver;
+}
+
+/** A queue's metrics, as client-go reports them; durations in seconds of the queue's clock. */
+export interface QueueObserver {
+  /** A key became queued (a re-add of a key already waiting is not one). */
+  added(): void;
+  /** A key was handed out after waiting that long since it was added. */
+  waited(seconds: number): void;
+  /** A key's processing ended after that long. */
+  worked(seconds: number): void;
+  /** addAfter (a retry's back-off or a requeue-after). */
+  retried(): void;
 }
 
 /** golang.org/x/time/rate's Reserve: the wait until a token is free, taking it. */
@@ -63,8 +77,13 @@ export class RateLimitedQueue {
   private readonly baseDelayMs: number;
   private readonly maxDelayMs: number;
   private readonly bucket?: TokenBucket;
+  private readonly observer?: QueueObserver;
+  /** With an observer: when each waiting key was added, and when each key in progress was handed out. */
+  private readonly addedAt = new Map<string, number>();
+  private readonly startedAt = new Map<string, number>();
 
   constructor(opts: QueueOptions) {
+    this.observer = opts.observer;
     this.now = opts.now;
     this.baseDelayMs = opts.baseDelayMs ?? 5;
     this.maxDelayMs = opts.maxDelayMs ?? 1_000_000;
@@ -74,6 +93,10 @@ export class RateLimitedQueue {
   add(key: string): void {
     flat(key);
     const s = this.state.get(key);
+    if (this.observer && (s === undefined || !(s & DIRTY))) {
+      this.observer.added();
+      if (!this.addedAt.has(key)) this.addedAt.set(key, this.now());
+    }
     if (s === undefined) {
       this.state.set(key, DIRTY);
       this.ready.push(key);
@@ -85,6 +108,7 @@ export class RateLimitedQueue {
 
   /** Adds the key once `delayMs` has passed; a sooner request replaces a later one. */
   addAfter(key: string, delayMs: number): void {
+    this.observer?.retried();
     if (delayMs <= 0) return this.add(key);
     const at = this.now() + delayMs;
     const cur = this.delayed.get(key);
@@ -146,6 +170,7 @@ export class RateLimitedQueue {
       // A key is listed once per add while not processing; stale entries (already handed out) are skipped.
       if (this.state.get(key) !== DIRTY) continue;
       this.state.set(key, PROCESSING);
+      if (this.observer) this.observeStart(key);
       return key;
     }
     return undefined;
@@ -154,10 +179,36 @@ export class RateLimitedQueue {
   done(key: string): void {
     const s = this.state.get(key);
     if (s === undefined) return;
+    const started = this.startedAt.get(key);
+    if (started !== undefined) {
+      this.startedAt.delete(key);
+      this.observer?.worked((this.now() - started) / 1000);
+    }
     if (s & DIRTY) {
       this.state.set(key, DIRTY);
       this.ready.push(key);
     } else this.state.delete(key);
+  }
+
+  private observeStart(key: string): void {
+    const now = this.now();
+    const added = this.addedAt.get(key);
+    this.addedAt.delete(key);
+    if (added !== undefined) this.observer!.waited((now - added) / 1000);
+    this.startedAt.set(key, now);
+  }
+
+  /** With an observer: seconds of work in progress (summed), and of the longest one (client-go's unfinished work gauges). */
+  inProgress(): { unfinishedSeconds: number; longestSeconds: number } {
+    const now = this.now();
+    let unfinishedSeconds = 0;
+    let longestSeconds = 0;
+    for (const at of this.startedAt.values()) {
+      const s = (now - at) / 1000;
+      unfinishedSeconds += s;
+      if (s > longestSeconds) longestSeconds = s;
+    }
+    return { unfinishedSeconds, longestSeconds };
   }
 
   /** Keys ready now (after promotion). */

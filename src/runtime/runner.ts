@@ -4,11 +4,11 @@
  * embedded control plane calls runUntilIdle() on a virtual clock; the long-running controller calls
  * run() on the wall clock. Both share everything else.
  */
-import type { KObject, ObjectRef } from '../core/object.js';
+import { refOf, type KObject, type ObjectRef } from '../core/object.js';
 import type { Continuation, ControllerSpec, ReconcileContext, ReconcileResult, Write } from '../core/ports.js';
 import type { ObjectReader } from '../core/ports.js';
 import type { Store, WatchEvent, WatchHandler } from '../store/types.js';
-import { RateLimitedQueue } from './queue.js';
+import { RateLimitedQueue, type QueueObserver } from './queue.js';
 
 export interface RunnerOptions {
   clock: () => Date;
@@ -51,6 +51,13 @@ export interface RunnerOptions {
   deferrals?: Deferrals;
   /** Told about every discarded (deferred) reconcile (metrics). */
   onDeferred?: (controller: string) => void;
+  /** Each controller queue's metrics (workqueue_*), by controller name. */
+  queueObserver?: (controller: string) => QueueObserver;
+  /**
+   * Told about every write that went through, with the object as the reader had it before (undefined for
+   * a create, or when it was not cached): the action log. Unset: nothing is read for it.
+   */
+  onWrite?: (controller: string, write: Write, before: KObject | undefined) => void;
 }
 
 /** See RunnerOptions.deferrals; the interpreter pool's PooledInterpreter is one. */
@@ -138,7 +145,7 @@ export class Runner {
     }
     this.slots = controllers.map((spec) => ({
       spec,
-      queue: new RateLimitedQueue({ now: () => opts.clock().getTime(), baseDelayMs: opts.baseDelayMs, maxDelayMs: opts.maxDelayMs, bucket: opts.bucket }),
+      queue: new RateLimitedQueue({ now: () => opts.clock().getTime(), baseDelayMs: opts.baseDelayMs, maxDelayMs: opts.maxDelayMs, bucket: opts.bucket, observer: opts.queueObserver?.(spec.name) }),
       concurrency: opts.concurrency?.[spec.name] ?? 1,
     }));
     for (const s of this.slots) this.byName.set(s.spec.name, s);
@@ -308,6 +315,23 @@ export class Runner {
     return [...this.lastError.values()];
   }
 
+  /** Work in progress per controller (with RunnerOptions.queueObserver): workqueue_unfinished_work_seconds and friends. */
+  inProgress(): Record<string, { unfinishedSeconds: number; longestSeconds: number }> {
+    return Object.fromEntries(this.slots.map((s) => [s.spec.name, s.queue.inProgress()]));
+  }
+
+  /** The object a write changes, as cached before it (RunnerOptions.onWrite only). */
+  private before(w: Write): KObject | undefined {
+    if (!this.opts.onWrite || w.op === 'create') return undefined;
+    const ref = w.op === 'delete' ? w.ref : refOf(w.object);
+    try {
+      return this.store.get(ref, ref.namespace, ref.name, w.cluster);
+    } catch {
+      // A cache still filling: the write is logged without what it replaced.
+      return undefined;
+    }
+  }
+
   private reconcile(slot: Slot, key: string): Reconciled {
     const name = slot.spec.name;
     this.stats.byController[name] = (this.stats.byController[name] ?? 0) + 1;
@@ -397,7 +421,10 @@ export class Runner {
     while (next < pending.length) {
       const w = pending[next++]!;
       try {
-        const more = this.afterWrite(w, this.apply(w), pending, next, result);
+        const before = this.before(w);
+        const written = this.apply(w);
+        this.opts.onWrite?.(name, w, before);
+        const more = this.afterWrite(w, written, pending, next, result);
         if (more) {
           pending = more;
           next = 0;
@@ -424,7 +451,10 @@ export class Runner {
     while (next < pending.length) {
       const w = pending[next++]!;
       try {
-        const more = this.afterWrite(w, await this.applyAsync(w, name), pending, next, result);
+        const before = this.before(w);
+        const written = await this.applyAsync(w, name);
+        this.opts.onWrite?.(name, w, before);
+        const more = this.afterWrite(w, written, pending, next, result);
         if (more) {
           pending = more;
           next = 0;

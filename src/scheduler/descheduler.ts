@@ -4,13 +4,14 @@
  * threshold. The lowered sum makes the scheduler see a replica mismatch and place those replicas, in
  * Steady mode, on clusters that have room.
  */
+import { DefaultDeschedulingIntervalSeconds, DefaultUnschedulableThresholdSeconds } from '../api/constants.js';
 import { APPLIED_PLACEMENT_ANNOTATION, EVENT_DESCHEDULE_SUCCEED } from './messages.js';
 import { formatTime } from './scheduler.js';
 import type { Binding, Clock, Cluster, Placement, TargetCluster } from './types.js';
 import { nowOf, replicaSchedulingType } from './types.js';
 
-export const DEFAULT_UNSCHEDULABLE_THRESHOLD_SECONDS = 300;
-export const DEFAULT_DESCHEDULING_INTERVAL_SECONDS = 120;
+export const DEFAULT_UNSCHEDULABLE_THRESHOLD_SECONDS = DefaultUnschedulableThresholdSeconds;
+export const DEFAULT_DESCHEDULING_INTERVAL_SECONDS = DefaultDeschedulingIntervalSeconds;
 
 /**
  * What one unschedulable-replica estimator says about one workload on one cluster. Either the pending
@@ -85,6 +86,15 @@ function readyReplicas(b: Binding): Map<string, number> {
   return out;
 }
 
+/**
+ * The target clusters whose ready replicas fall short of their share (a cluster without status counts
+ * as -1 ready): the only ones the estimators are asked about.
+ */
+export function undesiredClusters(b: Binding): string[] {
+  const ready = readyReplicas(b);
+  return (b.spec.clusters ?? []).filter((t) => (ready.get(t.name) ?? -1) < (t.replicas ?? 0)).map((t) => t.name);
+}
+
 /** The reduction for one cluster: `new = spec - unschedulable`, never below what is already ready. */
 export function descheduledReplicas(spec: number, ready: number, unschedulable: number): number {
   if (unschedulable <= 0 || spec < unschedulable) return spec;
@@ -136,9 +146,8 @@ export function deschedule(
     const name = b.metadata.name ?? '';
     const ready = readyReplicas(b);
     const targets = b.spec.clusters ?? [];
-    const undesired = targets.filter((t) => (ready.get(t.name) ?? -1) < (t.replicas ?? 0));
-    if (undesired.length === 0) continue;
-    const undesiredNames = new Set(undesired.map((t) => t.name));
+    const undesiredNames = new Set(undesiredClusters(b));
+    if (undesiredNames.size === 0) continue;
     const descheduled: DescheduledCluster[] = [];
     const next = targets.map((t) => {
       const spec = t.replicas ?? 0;

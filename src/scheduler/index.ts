@@ -13,6 +13,7 @@ export {
   deschedule,
   descheduledReplicas,
   qualifiesForDescheduling,
+  undesiredClusters,
   DEFAULT_DESCHEDULING_INTERVAL_SECONDS,
   DEFAULT_UNSCHEDULABLE_THRESHOLD_SECONDS,
 } from './descheduler.js';

@@ -15,6 +15,7 @@ import {
   ClusterPropagationPolicyPermanentIDLabel,
   DefaultBlockPredecessorSeconds,
   DefaultSchedulerName,
+  EventReasonDescheduleBindingSucceed,
   EventReasonScheduleBindingFailed,
   EventReasonScheduleBindingSucceed,
   PropagationPolicyPermanentIDLabel,
@@ -38,7 +39,7 @@ export const SUCCESSFUL_SCHEDULING_MESSAGE = BindingScheduledSuccessMessage;
 
 export const EVENT_SCHEDULE_SUCCEED = EventReasonScheduleBindingSucceed;
 export const EVENT_SCHEDULE_FAILED = EventReasonScheduleBindingFailed;
-export const EVENT_DESCHEDULE_SUCCEED = 'DescheduleBindingSucceed';
+export const EVENT_DESCHEDULE_SUCCEED = EventReasonDescheduleBindingSucceed;
 
 export const MAX_CLUSTER_SCORE = 100;
 export const MIN_CLUSTER_SCORE = 0;

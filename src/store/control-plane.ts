@@ -3,8 +3,10 @@
  * webhooks, the core's controllers on the runner, the real scheduler and interpreter, and a virtual
  * clock. `karmada-lite plan`, the scenarios and the bench drive it.
  */
-import { ClusterControllerFinalizer, ClusterConditionReady, ClusterReadyMessage, ClusterReadyReason } from '../api/constants.js';
-import { coreControllers } from '../core/controllers.js';
+import { ClusterControllerFinalizer, ClusterConditionReady, ClusterReadyMessage, ClusterReadyReason, DefaultClusterFailureThresholdSeconds } from '../api/constants.js';
+import { coreControllers, selectControllers } from '../core/controllers.js';
+import { desiredClusterTaints } from '../core/taint.js';
+import { noExecuteEvictionMode } from '../core/taint-manager.js';
 import { BUILTIN_KINDS, findBuiltinKind } from '../api/kubernetes-kinds.js';
 import { CLUSTER, is, isTemplateType, RIC } from '../core/kinds.js';
 import { deepClone, describeRef, refOf, rfc3339, type KObject, type ObjectRef } from '../core/object.js';
@@ -99,7 +101,7 @@ export class ControlPlane {
     this.members = new MemberSimulator(opts.simulateMembers ?? true);
     const useAdmission = opts.admission ?? true;
     let store!: EmbeddedStore;
-    const admission: Admission = (op, obj, old) => karmadaAdmission(op, obj, old, () => store.nextId(), this.clock);
+    const admission: Admission = (op, obj, old) => karmadaAdmission(op, obj, old, () => store.nextId(), this.clock, opts.core?.clusterFailureThresholdSeconds, noExecuteEvictionMode(opts.core ?? {}) === 'failover-policy');
     store = new EmbeddedStore({
       clock: () => this.clock,
       freeze: opts.freeze ?? true,
@@ -122,7 +124,7 @@ export class ControlPlane {
     const sched = opts.schedule ?? realScheduler();
     // One object for every reconcile: the runner reuses its context while this and the clock are unchanged.
     const evaluators = { interpreter: port, schedule: sched, options: core };
-    this.runner = new Runner(this.store, coreControllers({ skippedPropagatingNamespaces: core.skippedPropagatingNamespaces }), {
+    this.runner = new Runner(this.store, selectControllers(coreControllers(core), core.controllers ?? ['*']), {
       clock: () => this.clock,
       context: () => {
         this.syncCustomizations();
@@ -142,7 +144,7 @@ export class ControlPlane {
     if (cluster === undefined && isTemplateType(obj)) this.serveKind(obj);
     const existing = this.store.get(obj, obj.metadata?.namespace, obj.metadata?.name ?? '', cluster);
     if (!existing) {
-      const created = this.store.create(obj, cluster);
+      const created = this.store.create(obj, cluster, { keepUid: true });
       if (obj.status !== undefined && cluster === undefined && !is(obj, CLUSTER)) {
         // Status given in a file (e.g. a template's) is kept, as a status write would.
         return this.store.updateStatus({ ...created, status: obj.status });
@@ -159,7 +161,11 @@ export class ControlPlane {
     if (!obj.metadata.finalizers && existing.metadata.finalizers) next.metadata.finalizers = existing.metadata.finalizers;
     if (!obj.metadata.ownerReferences && existing.metadata.ownerReferences) next.metadata.ownerReferences = existing.metadata.ownerReferences;
     const updated = this.store.update(next, cluster);
-    if (obj.status !== undefined && cluster === undefined) return this.store.updateStatus({ ...updated, status: obj.status });
+    if (obj.status !== undefined && cluster === undefined) {
+      // A Cluster given again (a fleet file passed twice) keeps what joining gave it: the served APIs, Ready.
+      const status = is(obj, CLUSTER) ? { ...(existing.status ?? {}), ...obj.status } : obj.status;
+      return this.store.updateStatus({ ...updated, status });
+    }
     return updated;
   }
 
@@ -239,7 +245,16 @@ export class ControlPlane {
  * finalizers for policies, bindings and Works (src/validation), plus what Karmada's cluster
  * controller does for a joined cluster: its finalizer and, for a simulated member, a Ready condition.
  */
-export function karmadaAdmission(op: 'create' | 'update', obj: KObject, old: KObject | undefined, uuid: () => string, now: Date): KObject {
+export function karmadaAdmission(
+  op: 'create' | 'update',
+  obj: KObject,
+  old: KObject | undefined,
+  uuid: () => string,
+  now: Date,
+  failureThresholdSeconds = DefaultClusterFailureThresholdSeconds,
+  /** The cluster controller's NoExecute taints (noExecuteEvictionMode `failover-policy`). */
+  noExecuteTaints = true,
+): KObject {
   let out = obj;
   // The Work webhook's job (cleaning manifests, injecting the permanent id) is already done by the
   // binding controller, which renders manifests in that form with the id: only foreign Works need it.
@@ -267,6 +282,10 @@ export function karmadaAdmission(op: 'create' | 'update', obj: KObject, old: KOb
         conditions: [...conds, { type: ClusterConditionReady, status: 'True', reason: ClusterReadyReason, message: ClusterReadyMessage, lastTransitionTime: rfc3339(now) }],
       };
     }
+    // A cluster that comes in not ready has been so for a while: it carries the taints the cluster
+    // controller gave it then, before any binding is scheduled (the scheduler sees health only in taints).
+    const seeded = desiredClusterTaints(out, now, failureThresholdSeconds, noExecuteTaints);
+    if (seeded.added.length) out.spec = { ...(out.spec ?? {}), taints: seeded.taints };
   }
   return out;
 }

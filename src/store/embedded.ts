@@ -191,7 +191,12 @@ export class EmbeddedStore implements Store {
   // -------------------------------------------------------------------------------------------
   // Writing
 
-  create(input: KObject, cluster?: string): KObject {
+  /**
+   * `keepUid`: an object loaded from outside (a live object given to `plan`) keeps the uid it came with,
+   * since Karmada breaks static-weight ties by the template's uid. A uid is still drawn, so the generated
+   * ids of every other object do not depend on which inputs carried one.
+   */
+  create(input: KObject, cluster?: string, opts?: { keepUid?: boolean }): KObject {
     const t = this.table(input, cluster, true)!;
     let obj = this.clone(input);
     if (!obj.metadata) obj.metadata = {};
@@ -206,7 +211,9 @@ export class EmbeddedStore implements Store {
       throw new StoreError('AlreadyExists', `${describeRef({ ...obj, name: obj.metadata.name, namespace: obj.metadata.namespace })} already exists${where(cluster)}`);
     }
     if (!cluster && this.admission) obj = this.admission('create', obj, undefined);
-    obj.metadata.uid = this.newUid();
+    const generated = this.newUid();
+    const given = input.metadata?.uid;
+    obj.metadata.uid = opts?.keepUid && typeof given === 'string' && given !== '' ? given : generated;
     obj.metadata.resourceVersion = String(++this.rv);
     obj.metadata.generation = 1;
     obj.metadata.creationTimestamp = rfc3339(this.clock());

@@ -4,19 +4,20 @@
  * schedule, Works (dispatched or suspended), the manifests member clusters receive, status, events.
  */
 import { stringify } from 'yaml';
-import { describeObject, type SourceDocument } from '../io/documents.js';
+import { describeObject, documentLocation, type SourceDocument } from '../io/documents.js';
 import { lintDocuments } from '../validation/lint.js';
 import { formatLintResult } from '../validation/lint.js';
-import { getClusterName, WorkApplied, WorkDispatching } from '../api/constants.js';
+import { getClusterName } from '../api/constants.js';
 import { CLUSTER, COP, CPP, CRB, is, OP, PP, RB, RIC, WORK } from '../core/kinds.js';
-import type { CoreOptions } from '../core/ports.js';
-import { findCondition, type Condition, type KObject, type ObjectRef } from '../core/object.js';
+import { withCoreDefaults, type CoreOptions } from '../core/ports.js';
+import type { Condition, KObject, ObjectRef } from '../core/object.js';
 import type { RunStats } from '../runtime/runner.js';
 import { ControlPlane } from './control-plane.js';
+import { absentClusters, appliedOverrides, unmatchedTemplates, type AbsentCluster, type UnmatchedTemplate } from './plan-table.js';
 import type { RecordedEvent } from './types.js';
 
 export interface PlanOptions {
-  /** Virtual time the plan runs at (default 2024-01-01T00:00:00Z, for reproducible output). */
+  /** Virtual time the plan runs at; default now (to the second). Pin it for reproducible output. */
   at?: Date;
   /** Virtual time to let pass after loading, so tolerations and grace periods play out. */
   runForSeconds?: number;
@@ -24,6 +25,19 @@ export interface PlanOptions {
   status?: SourceDocument[];
   /** Core feature gates (PropagationPolicyPreemption, StatefulFailoverInjection). */
   core?: Partial<CoreOptions>;
+  /** The Kubernetes version whose API schemas built-in templates are checked against (`--kubernetes-version`). */
+  kubernetesVersion?: string;
+  /** Called as the plan loads documents and as the controllers write, for a progress display. */
+  onProgress?: (p: PlanProgress) => void;
+}
+
+export interface PlanProgress {
+  phase: 'load' | 'settle';
+  /** Documents applied so far, of `total`. */
+  loaded: number;
+  total: number;
+  /** Writes the controllers made so far. */
+  writes: number;
 }
 
 export interface MemberStateEntry {
@@ -51,6 +65,8 @@ export interface WorkSummary {
   preserveResourcesOnDeletion: boolean;
   conditions: Condition[];
   manifest: KObject | undefined;
+  /** The OverridePolicies (namespace/name) and ClusterOverridePolicies (name) that applied, in order. */
+  overrides: string[];
 }
 
 export interface PlanResult {
@@ -66,13 +82,17 @@ export interface PlanResult {
   failures: Array<{ controller: string; key: string; error: string }>;
   /** Non-fatal remarks about the input. */
   warnings: string[];
+  /** Templates no binding was made for: no policy matches them. */
+  unmatched: UnmatchedTemplate[];
+  /** Per binding, the clusters it was not placed on, with the scheduler's reason. */
+  absent: AbsentCluster[];
 }
 
 export type PlanOutcome = { ok: true; result: PlanResult } | { ok: false; exitCode: 1 | 2; problems: string[] };
 
 const clusterRefs = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
-/** Cluster names a policy or override names, with the field path that names them. */
+/** Cluster names a policy or override names, with the field path that names them (unknown ones are warned about). */
 function namedClusters(doc: KObject): Array<{ path: string; name: string }> {
   const out: Array<{ path: string; name: string }> = [];
   const add = (path: string, names: unknown) => clusterRefs(names).forEach((n, i) => out.push({ path: `${path}[${i}]`, name: n }));
@@ -95,14 +115,14 @@ function namedClusters(doc: KObject): Array<{ path: string; name: string }> {
 }
 
 /** Checks the input as a whole: lint (schema + webhook rules), then references between documents. */
-export function checkInput(docs: SourceDocument[]): { exitCode: 0 | 1 | 2; problems: string[]; warnings: string[] } {
-  const results = lintDocuments(docs);
+export function checkInput(docs: SourceDocument[], opts: { kubernetesVersion?: string } = {}): { exitCode: 0 | 1 | 2; problems: string[]; warnings: string[] } {
+  const results = lintDocuments(docs, { kubernetesVersion: opts.kubernetesVersion });
   const problems: string[] = [];
   const warnings: string[] = [];
   let exitCode: 0 | 1 | 2 = 0;
   results.forEach((r, i) => {
     if (r.status === 'valid') {
-      for (const w of r.warnings ?? []) warnings.push(`${r.file}[${r.index}] ${describeObject(docs[i]!.object)}: ${w}`);
+      for (const w of r.warnings ?? []) warnings.push(`${documentLocation(r)} ${describeObject(docs[i]!.object)}: ${w}`);
       return;
     }
     problems.push(...formatLintResult(r, docs[i]!.object));
@@ -121,9 +141,10 @@ export function checkInput(docs: SourceDocument[]): { exitCode: 0 | 1 | 2; probl
   const cops = new Set(objs.filter((o) => is(o, COP)).map((o) => o.metadata.name!));
   docs.forEach((d, i) => {
     const o = objs[i]!;
-    const where = `${d.file}[${d.index}] ${describeObject(d.object)}`;
+    const where = `${documentLocation(d)} ${describeObject(d.object)}`;
     for (const ref of namedClusters(o)) {
-      if (!clusters.has(ref.name)) problems.push(`${where}: ${ref.path}: cluster "${ref.name}" is not defined; the clusters are ${known}`);
+      // The controller does not refuse such a policy: the scheduler finds no cluster of that name.
+      if (!clusters.has(ref.name)) warnings.push(`${where}: ${ref.path}: cluster "${ref.name}" is unknown (the clusters are ${known}); planned as the controller would, with no such cluster`);
     }
     for (const [j, n] of clusterRefs(o.spec?.dependentOverrides).entries()) {
       const found = is(o, CPP) ? cops.has(n) : ops.has(`${o.metadata.namespace}/${n}`);
@@ -169,14 +190,27 @@ const ORDER = (o: KObject): number => {
   return 2;
 };
 
+/** The time a plan runs at: the one given, or now. Kubernetes timestamps are whole seconds, so now is taken to the second. */
+export function planStart(at?: Date): Date {
+  return at ?? new Date(Math.floor(Date.now() / 1000) * 1000);
+}
+
 /** Runs the plan; input errors come back as problems with the exit code to use. */
 export function plan(docs: SourceDocument[], opts: PlanOptions = {}): PlanOutcome {
-  const checked = checkInput(docs);
+  const checked = checkInput(docs, { kubernetesVersion: opts.kubernetesVersion });
   if (checked.exitCode !== 0) return { ok: false, exitCode: checked.exitCode, problems: checked.problems };
   const states = parseMemberStates(opts.status ?? []);
   if (states.problems.length) return { ok: false, exitCode: 1, problems: states.problems };
 
-  const cp = new ControlPlane({ start: opts.at, core: opts.core });
+  const cp = new ControlPlane({ start: planStart(opts.at), core: opts.core });
+  const progress = opts.onProgress;
+  const counts: PlanProgress = { phase: 'load', loaded: 0, total: docs.length, writes: 0 };
+  if (progress) {
+    cp.store.watch(() => {
+      counts.writes++;
+      progress(counts);
+    });
+  }
   for (const s of states.entries) {
     const ref: ObjectRef = { apiVersion: s.apiVersion, kind: s.kind, namespace: s.namespace, name: s.name };
     cp.members.set(s.cluster, ref, s.status ? { status: s.status } : { health: s.health });
@@ -189,11 +223,14 @@ export function plan(docs: SourceDocument[], opts: PlanOptions = {}): PlanOutcom
     } catch (e) {
       problems.push(`${describeObject(o as unknown as Record<string, unknown>)}: ${(e as Error).message}`);
     }
+    counts.loaded++;
+    progress?.(counts);
   }
   if (problems.length) return { ok: false, exitCode: 1, problems };
+  counts.phase = 'settle';
   let stats: RunStats = cp.settle();
   if (opts.runForSeconds) stats = cp.advance(opts.runForSeconds);
-  return { ok: true, result: collect(cp, stats, checked.warnings) };
+  return { ok: true, result: collect(cp, stats, checked.warnings, withCoreDefaults(opts.core).skippedPropagatingNamespaces) };
 }
 
 /** apiVersion, kind, metadata first and status last, as kubectl prints objects. */
@@ -204,7 +241,7 @@ function ordered(o: KObject): KObject {
   return out as KObject;
 }
 
-function collect(cp: ControlPlane, stats: RunStats, warnings: string[]): PlanResult {
+function collect(cp: ControlPlane, stats: RunStats, warnings: string[], skipped: readonly RegExp[]): PlanResult {
   const store = cp.store;
   const sortKey = (o: KObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
   const byName = (a: KObject, b: KObject) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0);
@@ -224,6 +261,7 @@ function collect(cp: ControlPlane, stats: RunStats, warnings: string[]): PlanRes
         preserveResourcesOnDeletion: w.spec?.preserveResourcesOnDeletion === true,
         conditions: (w.status?.conditions ?? []) as Condition[],
         manifest: (w.spec?.workload?.manifests ?? []).map(ordered)[0] as KObject | undefined,
+        overrides: appliedOverrides(w),
       };
     });
   const members: Record<string, KObject[]> = {};
@@ -243,6 +281,8 @@ function collect(cp: ControlPlane, stats: RunStats, warnings: string[]): PlanRes
     events: [...cp.events()],
     failures: stats.failures.map(({ controller, key, error }) => ({ controller, key, error })),
     warnings,
+    unmatched: unmatchedTemplates(store.all(), bindings, works, skipped),
+    absent: absentClusters(bindings, store.list(CLUSTER), cp.now),
   };
 }
 
@@ -253,7 +293,41 @@ export function formatPlanJson(r: PlanResult): string {
   return JSON.stringify(r, null, 2) + '\n';
 }
 
-export function formatPlanYaml(r: PlanResult): string {
+export interface PlanFormatOptions {
+  /** Keep what the server stamps on every object (uid, resourceVersion, creationTimestamp, managedFields). */
+  showManagedFields?: boolean;
+}
+
+/** Set by the (simulated) server on every write: it changes between runs of the same input and says nothing about the plan. */
+const SERVER_STAMPS = ['uid', 'resourceVersion', 'creationTimestamp', 'managedFields'] as const;
+
+/** The object without the server's stamps: in its metadata, its owner references and a binding's spec.resource. */
+export function withoutServerStamps(o: KObject): KObject {
+  const metadata = { ...o.metadata } as Record<string, unknown>;
+  for (const k of SERVER_STAMPS) delete metadata[k];
+  if (o.metadata.ownerReferences) metadata.ownerReferences = o.metadata.ownerReferences.map(({ uid: _, ...ref }) => ref);
+  const out = { ...o, metadata } as KObject;
+  const res = o.spec?.resource as Record<string, unknown> | undefined;
+  if ((is(o, RB) || is(o, CRB)) && res) {
+    const { uid: _u, resourceVersion: _rv, ...rest } = res;
+    out.spec = { ...o.spec, resource: rest };
+  }
+  return out;
+}
+
+/**
+ * The plan as YAML for a reader: a dispatched Work's manifest is what its member holds, so it is named
+ * there rather than printed twice; the server's stamps are left out unless asked for.
+ */
+export function formatPlanYaml(r: PlanResult, opts: PlanFormatOptions = {}): string {
+  const clean = opts.showManagedFields ? (o: KObject) => o : withoutServerStamps;
+  const held = (cluster: string, m: KObject) =>
+    (r.members[cluster] ?? []).some((o) => o.apiVersion === m.apiVersion && o.kind === m.kind && o.metadata.namespace === m.metadata.namespace && o.metadata.name === m.metadata.name);
+  const works = r.works.map((w) => ({
+    ...w,
+    manifest: !w.manifest ? w.manifest : held(w.cluster, w.manifest) ? `${w.manifest.kind} ${w.manifest.metadata.namespace ? `${w.manifest.metadata.namespace}/` : ''}${w.manifest.metadata.name}: as in members.${w.cluster}` : clean(w.manifest),
+  }));
+  const members = Object.fromEntries(Object.entries(r.members).map(([c, objs]) => [c, objs.map(clean)]));
   const head = [
     `# karmada-lite plan at ${r.at}: ${r.bindings.length} binding(s), ${r.works.length} Work(s)` +
       ` (${r.works.filter((w) => w.dispatch === 'suspended').length} suspended), ${Object.keys(r.members).length} cluster(s)`,
@@ -262,10 +336,12 @@ export function formatPlanYaml(r: PlanResult): string {
   ].join('\n');
   const body = stringify(
     {
-      bindings: r.bindings,
-      works: r.works,
-      members: r.members,
-      templates: r.templates,
+      bindings: r.bindings.map(clean),
+      works,
+      members,
+      templates: r.templates.map(clean),
+      ...(r.absent.length ? { absent: r.absent } : {}),
+      ...(r.unmatched.length ? { unmatched: r.unmatched } : {}),
       events: r.events.map((e) => ({
         object: `${e.involvedObject.kind} ${e.involvedObject.namespace ? `${e.involvedObject.namespace}/` : ''}${e.involvedObject.name}`,
         type: e.type,
@@ -278,43 +354,4 @@ export function formatPlanYaml(r: PlanResult): string {
     { lineWidth: 0 },
   );
   return `${head}\n${body}`;
-}
-
-/** One row per Work: template, policy, cluster, replicas, dispatching, health. */
-export function formatPlanTable(r: PlanResult): string {
-  const rows: string[][] = [['TEMPLATE', 'POLICY', 'CLUSTER', 'REPLICAS', 'DISPATCHING', 'APPLIED', 'HEALTH']];
-  for (const b of r.bindings) {
-    const res = b.spec?.resource as ObjectRef;
-    const a = b.metadata.annotations ?? {};
-    const policy = a['propagationpolicy.karmada.io/name'] ? `${a['propagationpolicy.karmada.io/namespace']}/${a['propagationpolicy.karmada.io/name']}` : (a['clusterpropagationpolicy.karmada.io/name'] ?? (b.spec?.requiredBy ? '(dependency)' : '-'));
-    const tpl = `${res.kind}/${res.namespace ? `${res.namespace}/` : ''}${res.name}`;
-    const bname = b.kind === 'ClusterResourceBinding' ? b.metadata.name! : `${b.metadata.namespace}/${b.metadata.name}`;
-    const works = r.works.filter((w) => w.binding === bname);
-    const items = (b.status?.aggregatedStatus ?? []) as Array<{ clusterName: string; health?: string; applied?: boolean }>;
-    const targets = new Map(((b.spec?.clusters ?? []) as Array<{ name: string; replicas?: number }>).map((c) => [c.name, c.replicas]));
-    if (!works.length) {
-      const sched = findCondition(b.status?.conditions as Condition[] | undefined, 'Scheduled');
-      rows.push([tpl, policy, '-', '-', sched?.status === 'False' ? `unscheduled: ${sched.reason}` : '-', '-', '-']);
-      continue;
-    }
-    for (const w of works) {
-      const item = items.find((i) => i.clusterName === w.cluster);
-      const applied = findCondition(w.conditions, WorkApplied);
-      const replicas = targets.get(w.cluster) ?? (w.manifest?.spec as { replicas?: number } | undefined)?.replicas;
-      const dispatching = findCondition(w.conditions, WorkDispatching);
-      rows.push([
-        tpl,
-        policy,
-        w.cluster,
-        replicas === undefined ? '-' : String(replicas),
-        w.dispatch === 'suspended' ? 'suspended' : dispatching ? 'dispatched' : 'pending',
-        applied ? (applied.status === 'True' ? 'yes' : 'no') : '-',
-        item?.health ?? 'Unknown',
-      ]);
-    }
-  }
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  const lines = rows.map((row) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  '));
-  for (const f of r.failures) lines.push(`! ${f.controller} ${f.key}: ${f.error}`);
-  return lines.join('\n') + '\n';
 }

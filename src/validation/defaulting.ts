@@ -32,6 +32,8 @@ export interface MutateOptions {
   /** request.namespace; "" for cluster-scoped kinds. */
   namespace: string;
   uuid?: () => string;
+  /** request.oldObject on UPDATE: a policy created before the webhook was installed lacks its permanent id. */
+  oldObject?: Obj;
 }
 
 /** A mutation that cannot proceed; the webhook answers it as Errored with this code. */
@@ -121,8 +123,21 @@ export function mutatePropagationPolicy(input: Obj, clusterScoped: boolean, opts
     // Karmada overwrites a client-supplied id: the id must be unique, and only the system can promise that.
     child(meta, 'labels')[clusterScoped ? ClusterPropagationPolicyPermanentIDLabel : PropagationPolicyPermanentIDLabel] = (opts.uuid ?? randomUUID)();
     addFinalizer(meta, clusterScoped ? ClusterPropagationPolicyControllerFinalizer : PropagationPolicyControllerFinalizer);
-  }
+  } else if (opts.operation === 'UPDATE' && opts.oldObject) repairPermanentId(object, clusterScoped ? ClusterPropagationPolicyPermanentIDLabel : PropagationPolicyPermanentIDLabel, opts);
   return { object, warnings };
+}
+
+/**
+ * karmada-lite's own (README "differs"): Karmada sets the permanent id on CREATE only, so a policy created
+ * before the webhook was installed fails every later update ("label ... is required") and the label cannot
+ * be added either (it is immutable). On UPDATE a missing id is filled in: the stored one when the old object
+ * has it (a PUT that dropped the labels), else a new one; the validating side accepts the id appearing once.
+ */
+function repairPermanentId(object: Obj, label: string, opts: MutateOptions): void {
+  const labels = obj(obj(object.metadata)?.labels);
+  if (labels && Object.prototype.hasOwnProperty.call(labels, label)) return;
+  const previous = strOf(obj(obj(opts.oldObject?.metadata)?.labels)?.[label]);
+  child(child(object, 'metadata'), 'labels')[label] = previous || (opts.uuid ?? randomUUID)();
 }
 
 function defaultSelectorNamespaces(spec: Obj, namespace: string): void {

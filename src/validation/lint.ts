@@ -1,4 +1,4 @@
-import { describeObject, type SourceDocument } from '../io/documents.js';
+import { describeObject, documentLocation, type SourceDocument } from '../io/documents.js';
 import { resolveKind, validateSchema, validateTemplate, type FieldError } from './schema.js';
 import type { KindInfo } from '../api/generated/kinds.js';
 import { applySchemaDefaults, MutationError } from './defaulting.js';
@@ -6,6 +6,7 @@ import { isObj, strOf, type Obj } from './json.js';
 import { isAdmissionKind, mutate, validate, type FeatureGates, type LuaCompile } from './rules.js';
 import { findRicConflict } from './ric.js';
 import { ricScriptWarnings } from './script-traps.js';
+import { validateKubernetesObject } from './kubernetes-schema.js';
 
 export type LintStatus = 'valid' | 'invalid' | 'unknown';
 
@@ -13,6 +14,8 @@ export type LintStatus = 'valid' | 'invalid' | 'unknown';
 export interface LintResult {
   file: string;
   index: number;
+  /** The object's position in the items of a List document. */
+  item?: number;
   apiVersion?: string;
   kind?: string;
   namespace?: string;
@@ -28,6 +31,10 @@ export interface LintOptions {
   gates?: FeatureGates;
   /** Warnings count as errors (`validate --strict`): a risky RIC script or a deprecated spelling fails the check. */
   strict?: boolean;
+  /** The Kubernetes version whose API schemas built-in kinds are checked against (`--kubernetes-version`). */
+  kubernetesVersion?: string;
+  /** ClusterTaintPolicies may carry NoExecute taints, as the webhook's `--allow-no-execute-taint-policy`. */
+  allowNoExecuteTaintPolicy?: boolean;
 }
 
 /**
@@ -43,6 +50,7 @@ export function lintDocuments(docs: SourceDocument[], opts: LintOptions = {}): L
     const base = {
       file: doc.file,
       index: doc.index,
+      ...(doc.item !== undefined ? { item: doc.item } : {}),
       apiVersion: typeof obj.apiVersion === 'string' ? obj.apiVersion : undefined,
       kind: typeof obj.kind === 'string' ? obj.kind : undefined,
       namespace: typeof meta.namespace === 'string' ? meta.namespace : undefined,
@@ -52,7 +60,7 @@ export function lintDocuments(docs: SourceDocument[], opts: LintOptions = {}): L
     const resolved = resolveKind(obj);
     if (resolved.type === 'unknown') return { ...base, status: 'unknown', errors: [{ path: '', message: resolved.reason }] };
     if (resolved.type === 'template') {
-      const errors = validateTemplate(obj);
+      const errors = [...validateTemplate(obj), ...(validateKubernetesObject(obj, opts.kubernetesVersion) ?? [])];
       return { ...base, status: errors.length ? 'invalid' : 'valid', errors };
     }
     const { errors, warnings } = lintKarmadaObject(resolved.info, obj, earlierRics, opts);
@@ -78,7 +86,7 @@ function lintKarmadaObject(info: KindInfo, original: Obj, earlierRics: Obj[], op
   const schemaErrors = validateSchema(info, object);
   // The API server stops at schema errors; the validating webhook only ever sees schema-valid objects.
   if (schemaErrors.length || !isAdmissionKind(kind)) return { errors: schemaErrors, warnings };
-  const errors = validate(kind, { operation: 'CREATE', namespace, object }, { gates: opts.gates, compileLua: opts.compileLua, existingRics: [] });
+  const errors = validate(kind, { operation: 'CREATE', namespace, object }, { gates: opts.gates, compileLua: opts.compileLua, existingRics: [], allowNoExecuteTaintPolicy: opts.allowNoExecuteTaintPolicy });
   if (kind === 'ResourceInterpreterCustomization') {
     const conflict = findRicConflict(object, earlierRics);
     if (conflict) errors.unshift(conflict);
@@ -91,13 +99,13 @@ function lintKarmadaObject(info: KindInfo, original: Obj, earlierRics: Obj[], op
 
 /** `policy.yaml[2] PropagationPolicy default/nginx: spec.x: message`, one line per error. */
 export function formatLintResult(r: LintResult, obj: Record<string, unknown>): string[] {
-  const where = `${r.file}[${r.index}] ${describeObject(obj)}`;
+  const where = `${documentLocation(r)} ${describeObject(obj)}`;
   return r.errors.map((e) => (e.path ? `${where}: ${e.path}: ${e.message}` : `${where}: ${e.message}`));
 }
 
 /** `policy.yaml[2] PropagationPolicy default/nginx: warning: ...`, one line per warning. */
 export function formatLintWarnings(r: LintResult, obj: Record<string, unknown>): string[] {
-  const where = `${r.file}[${r.index}] ${describeObject(obj)}`;
+  const where = `${documentLocation(r)} ${describeObject(obj)}`;
   return (r.warnings ?? []).map((w) => `${where}: warning: ${w}`);
 }
 

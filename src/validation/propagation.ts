@@ -26,7 +26,9 @@ export function validatePropagationPolicy(req: PolicyAdmission, clusterScoped: b
     const spec = obj(req.object.spec);
     const oldSpec = obj(req.oldObject.spec);
     if (strOf(spec?.schedulerName) !== strOf(oldSpec?.schedulerName)) return [plain('the schedulerName should not be updated')];
-    if (strOf(labelsOf(req.object)[label]) !== strOf(labelsOf(req.oldObject)[label])) {
+    // An id appearing on a policy that had none is the mutating webhook's repair (defaulting.ts), not a client's edit.
+    const oldId = strOf(labelsOf(req.oldObject)[label]);
+    if (oldId !== '' && strOf(labelsOf(req.object)[label]) !== oldId) {
       return [plain(`label ${label} is immutable, it can only be set by the system during creation`)];
     }
   }

@@ -6,6 +6,7 @@ import type { FieldError } from './field-errors.js';
 import { isObj, type Obj } from './json.js';
 import { validateResourceBinding, type FeatureGates } from './binding.js';
 import { mutateBinding, mutateOverridePolicy, mutatePropagationPolicy, mutateWork, type Mutated } from './defaulting.js';
+import { validateClusterTaintPolicy } from './cluster-taint-policy.js';
 import { validateOverridePolicy } from './override.js';
 import { validatePropagationPolicy, type PolicyAdmission } from './propagation.js';
 import { validateRic, type LuaCompile } from './ric.js';
@@ -19,6 +20,8 @@ export interface RuleContext {
   existingRics?: Iterable<Obj>;
   compileLua?: LuaCompile;
   uuid?: () => string;
+  /** `--allow-no-execute-taint-policy`: ClusterTaintPolicies may carry NoExecute taints. */
+  allowNoExecuteTaintPolicy?: boolean;
 }
 
 export type AdmissionKind =
@@ -29,7 +32,8 @@ export type AdmissionKind =
   | 'ResourceBinding'
   | 'ClusterResourceBinding'
   | 'Work'
-  | 'ResourceInterpreterCustomization';
+  | 'ResourceInterpreterCustomization'
+  | 'ClusterTaintPolicy';
 
 export const ADMISSION_KINDS: readonly AdmissionKind[] = [
   'PropagationPolicy',
@@ -40,6 +44,7 @@ export const ADMISSION_KINDS: readonly AdmissionKind[] = [
   'ClusterResourceBinding',
   'Work',
   'ResourceInterpreterCustomization',
+  'ClusterTaintPolicy',
 ];
 
 export function isAdmissionKind(kind: unknown): kind is AdmissionKind {
@@ -49,11 +54,11 @@ export function isAdmissionKind(kind: unknown): kind is AdmissionKind {
 /** Kinds Karmada has a mutating webhook for. */
 export const MUTATED_KINDS: ReadonlySet<AdmissionKind> = new Set(['PropagationPolicy', 'ClusterPropagationPolicy', 'OverridePolicy', 'ResourceBinding', 'ClusterResourceBinding', 'Work']);
 /** Kinds Karmada has a validating webhook for. */
-export const VALIDATED_KINDS: ReadonlySet<AdmissionKind> = new Set(['PropagationPolicy', 'ClusterPropagationPolicy', 'OverridePolicy', 'ClusterOverridePolicy', 'ResourceBinding', 'ResourceInterpreterCustomization']);
+export const VALIDATED_KINDS: ReadonlySet<AdmissionKind> = new Set(['PropagationPolicy', 'ClusterPropagationPolicy', 'OverridePolicy', 'ClusterOverridePolicy', 'ResourceBinding', 'ResourceInterpreterCustomization', 'ClusterTaintPolicy']);
 
 /** The mutating webhook's change for one object; may throw MutationError (Work manifests without a kind). */
 export function mutate(kind: AdmissionKind, req: PolicyAdmission, ctx: RuleContext = {}): Mutated {
-  const opts = { operation: req.operation, namespace: req.namespace, uuid: ctx.uuid };
+  const opts = { operation: req.operation, namespace: req.namespace, uuid: ctx.uuid, oldObject: req.oldObject };
   switch (kind) {
     case 'PropagationPolicy':
       return mutatePropagationPolicy(req.object, false, opts);
@@ -87,6 +92,8 @@ export function validate(kind: AdmissionKind, req: PolicyAdmission, ctx: RuleCon
       return validateResourceBinding(req.object, ctx.gates);
     case 'ResourceInterpreterCustomization':
       return validateRic(req.object, ctx.existingRics ?? [], ctx.compileLua ?? luaCompile);
+    case 'ClusterTaintPolicy':
+      return validateClusterTaintPolicy(req.object, { allowNoExecuteTaintPolicy: ctx.allowNoExecuteTaintPolicy });
     default:
       return [];
   }

@@ -107,13 +107,15 @@ function anyOfMessage(path: string, e: ErrorObject, all: ErrorObject[]): string 
   const branchErrors = all.filter((s) => s.schemaPath.startsWith(e.schemaPath + '/'));
   const types = branchErrors.filter((s) => s.keyword === 'type').map((s) => String((s.params as { type: string }).type));
   // int-or-string quantities: the integer branch fails on type, the string branch on type or pattern.
-  if (types.includes('integer') && (types.includes('string') || branchErrors.some((s) => s.keyword === 'pattern'))) {
+  if ((types.includes('integer') || types.includes('number')) && (types.includes('string') || branchErrors.some((s) => s.keyword === 'pattern'))) {
     return 'must be an integer or a quantity string such as 500m or 1Gi';
   }
   return 'must match one of the allowed forms';
 }
 
 function article(type: string): string {
+  // A union type (int-or-string) comes as `integer,string`.
+  if (type.includes(',')) return type.split(',').map(article).join(' or ');
   if (type === 'object') return 'an object';
   if (type === 'array') return 'a list';
   if (type === 'integer') return 'an integer';

@@ -46,6 +46,7 @@ export const ROUTES: readonly Route[] = [
   route('validate', 'ClusterOverridePolicy'),
   route('validate', 'ResourceBinding'),
   route('validate', 'ResourceInterpreterCustomization'),
+  route('validate', 'ClusterTaintPolicy'),
 ];
 
 const ROUTE_BY_PATH = new Map(ROUTES.map((r) => [r.path, r]));
@@ -220,8 +221,9 @@ async function handleReview(r: Route, reviewObj: Obj, ctx: ReviewContext): Promi
   const object = decode(r, req.object);
   if (typeof object === 'string') return reply.errored(400, object);
   let oldObject: Obj | undefined;
-  // Only the handlers that compare with the old object decode it (Karmada's PP, CPP and RB validators).
-  if (operation === 'UPDATE' && r.mode === 'validate' && OLD_OBJECT_KINDS.has(r.kind)) {
+  // Only the handlers that compare with the old object decode it (Karmada's PP, CPP and RB validators,
+  // and the PP and CPP mutators, which give back a permanent id an update lacks: defaulting.ts).
+  if (operation === 'UPDATE' && (r.mode === 'validate' ? OLD_OBJECT_KINDS.has(r.kind) : isObj(req.oldObject) && (r.kind === 'PropagationPolicy' || r.kind === 'ClusterPropagationPolicy'))) {
     // The old object is the stored one: it passed the schema when it was written, so only its kind is checked.
     const old = decode(r, req.oldObject, false);
     if (typeof old === 'string') return reply.errored(400, old);

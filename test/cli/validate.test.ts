@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readDocuments, parseDocuments, InputError } from '../../src/io/documents.js';
 import { formatLintResult, lintDocuments, lintExitCode } from '../../src/validation/lint.js';
@@ -132,10 +132,12 @@ describe('karmada-lite crds', () => {
       'clusterpropagationpolicies.policy.karmada.io',
       'clusterresourcebindings.work.karmada.io',
       'clusters.cluster.karmada.io',
+      'clustertaintpolicies.policy.karmada.io',
       'overridepolicies.policy.karmada.io',
       'propagationpolicies.policy.karmada.io',
       'resourcebindings.work.karmada.io',
       'resourceinterpretercustomizations.config.karmada.io',
+      'workloadrebalancers.apps.karmada.io',
       'works.work.karmada.io',
     ]);
     const pp = docs.find((d) => (d.object.metadata as { name: string }).name === 'propagationpolicies.policy.karmada.io')!.object as any;
@@ -143,5 +145,61 @@ describe('karmada-lite crds', () => {
     expect(spec.conflictResolution.default).toBe('Abort');
     expect(spec.schedulerName.default).toBe('default-scheduler');
     expect(JSON.stringify(pp)).not.toContain('$ref');
+  });
+});
+
+describe('validate and plan: input as kubectl gives it', () => {
+  const kubectlOut = (f: string) => readFileSync(join(root, 'test', 'fixtures', 'kubectl', f), 'utf8');
+
+  it('`kubectl get pp -A -o yaml | karmada-lite validate -f -` (the README example) checks the List\'s items', () => {
+    const r = cli(['validate', '-f', '-'], kubectlOut('get-pp-all-namespaces.yaml'));
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toBe('1 document(s) in 1 file(s): 1 valid, 0 invalid\n');
+    expect(r.status).toBe(0);
+  });
+
+  it('plans live objects from `kubectl get -o yaml`: status, uid, resourceVersion and managedFields accepted', () => {
+    const pp = join(root, 'test', 'fixtures', 'kubectl', 'get-pp-all-namespaces.yaml');
+    const r = cli(['plan', '-f', pp, '-', '--clusters', 'examples/fleet', '--at', '2024-01-01T00:00:00Z', '-o', 'table'], kubectlOut('get-deploy-svc.yaml'));
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/Deployment\/default\/web +default\/web +member1 +2 /);
+    expect(r.stdout).toMatch(/Deployment\/default\/web +default\/web +member2 +1 /);
+  });
+
+  it('exits 1 on no objects at all (a failed `kubectl get` upstream), saying what was expected', () => {
+    const empty = cli(['validate', '-f', '-'], '');
+    expect(empty.status).toBe(1);
+    expect(empty.stderr).toBe('error: no objects in standard input: expected Kubernetes objects (YAML or JSON documents with apiVersion and kind, or a kind: List of them); if a command feeds this pipe, check that it succeeded\n');
+    const plan = cli(['plan', '-f', '-'], 'apiVersion: v1\nitems: []\nkind: List\nmetadata:\n  resourceVersion: ""\n');
+    expect(plan.status).toBe(1);
+    expect(plan.stderr).toMatch(/^error: no objects in standard input: expected Kubernetes objects/);
+  });
+
+  it('reads a repository folder: non-manifests skipped with a notice on stderr, counted in the summary', () => {
+    const r = cli(['validate', '-f', 'test/fixtures/repo', '--skip-kinds', 'ConfigMap', '--ignore-filename-pattern', '/\\.github/']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe('2 document(s) in 2 file(s): 2 valid, 0 invalid, 10 skipped\n');
+    expect(r.stderr).toContain('skipped test/fixtures/repo/chart: a Helm chart, not manifests');
+    expect(r.stderr).toContain('skipped test/fixtures/repo/kustomization.yaml: a kustomize configuration, not a manifest');
+    expect(r.stderr).not.toContain('.github');
+  });
+
+  it('fails a Deployment with an unknown field or a wrong type, naming the field and the expected type', () => {
+    const r = cli(['validate', '-f', 'test/fixtures/kubernetes-schema/deployment-typos.yaml', '--kubernetes-version', '1.34.4']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('deployment-typos.yaml[0] Deployment replicaz: spec.replicaz: unknown field\n');
+    expect(r.stderr).toContain('deployment-typos.yaml[1] Deployment port-eighty: spec.template.spec.containers[0].ports[0].containerPort: must be an integer\n');
+    const old = cli(['validate', '-f', 'test/fixtures/kubernetes-schema/valid.yaml', '--kubernetes-version', '1.18.0']);
+    expect(old.status).toBe(2);
+    expect(old.stderr).toBe('error: --kubernetes-version: no schemas for 1.18.0; this build ships v1.34.4\n');
+  });
+
+  it('`interpret test` on a folder with no test cases, and `interpret --check` on no RICs, exit 1 saying what was expected', () => {
+    const r = cli(['interpret', 'test', 'test/fixtures/repo']);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^error: no test cases in test\/fixtures\/repo: expected <group>\/<version>\/<Kind>\/testdata\/\*\.yaml/);
+    const check = cli(['interpret', '--check', '-f', '-'], '');
+    expect(check.status).toBe(1);
+    expect(check.stderr).toMatch(/^error: no objects in standard input/);
   });
 });

@@ -38,7 +38,8 @@ describe('application failover clocks (karmada-lite point 2)', () => {
   it('records the first unhealthy sighting on the binding and asks to be woken at the toleration', () => {
     const store = bindingWith(undefined);
     const r = reconcileApplicationFailover(ctx(store, '2024-01-01T00:00:00Z'), KEY);
-    expect(r.requeueAfterSeconds).toBe(200);
+    // Woken a millisecond past the toleration: Karmada evicts strictly after it.
+    expect(r.requeueAfterSeconds).toBe(200.001);
     const b = r.writes[0]!;
     expect(b.op).toBe('update');
     expect(readClocks((b as unknown as { object: never }).object)).toEqual({ member1: { unhealthySince: '2024-01-01T00:00:00Z' } });
@@ -47,8 +48,10 @@ describe('application failover clocks (karmada-lite point 2)', () => {
     const store = bindingWith(JSON.stringify({ member1: { unhealthySince: '2024-01-01T00:00:00Z' } }));
     const early = reconcileApplicationFailover(ctx(store, '2024-01-01T00:02:00Z'), KEY);
     expect(early.writes).toEqual([]);
-    expect(early.requeueAfterSeconds).toBe(80);
-    const late = reconcileApplicationFailover(ctx(store, '2024-01-01T00:03:20Z'), KEY);
+    expect(early.requeueAfterSeconds).toBe(80.001);
+    // Exactly at the toleration it is still tolerated, as Karmada's After() has it.
+    expect(reconcileApplicationFailover(ctx(store, '2024-01-01T00:03:20Z'), KEY).writes).toEqual([]);
+    const late = reconcileApplicationFailover(ctx(store, '2024-01-01T00:03:20.001Z'), KEY);
     const spec = (late.writes[0] as { object: { spec: Record<string, unknown>; metadata: { annotations?: Record<string, string> } } }).object;
     expect(spec.spec.clusters).toBeUndefined();
     expect(spec.spec.gracefulEvictionTasks).toEqual([
@@ -59,7 +62,7 @@ describe('application failover clocks (karmada-lite point 2)', () => {
   });
   it('gives its eviction write the EvictWorkloadFromClusterFailed events a failed update records, on binding and template', () => {
     const store = bindingWith(JSON.stringify({ member1: { unhealthySince: '2024-01-01T00:00:00Z' } }));
-    const late = reconcileApplicationFailover(ctx(store, '2024-01-01T00:03:20Z'), KEY);
+    const late = reconcileApplicationFailover(ctx(store, '2024-01-01T00:03:21Z'), KEY);
     expect(late.writes[0]!.failureEvents).toEqual(
       [
         { apiVersion: 'work.karmada.io/v1alpha2', kind: 'ResourceBinding', namespace: 'default', name: 'nginx-deployment' },
@@ -79,8 +82,8 @@ describe('application failover clocks (karmada-lite point 2)', () => {
     // 200 s after the clock's second, but not yet 200 s after the sighting.
     const early = reconcileApplicationFailover(ctx(restarted, '2024-01-01T00:03:20.100Z'), KEY);
     expect(early.writes).toEqual([]);
-    expect(early.requeueAfterSeconds).toBe(1);
-    const due = reconcileApplicationFailover(ctx(restarted, '2024-01-01T00:03:20.900Z'), KEY);
+    expect(early.requeueAfterSeconds).toBe(0.801);
+    const due = reconcileApplicationFailover(ctx(restarted, '2024-01-01T00:03:20.901Z'), KEY);
     expect((due.writes[0] as { object: { spec: { gracefulEvictionTasks?: unknown[] } } }).object.spec.gracefulEvictionTasks).toHaveLength(1);
   });
   it('accepts the proposal purge-mode names as aliases', () => {

@@ -88,7 +88,8 @@ describe('taint manager', () => {
     const { ctx, key } = setup({ placement: { clusterTolerations: [] } }, { 'policy.karmada.io/applied-placement': applied });
     const r = reconcileTaintManager(ctx, key);
     expect(r.writes).toEqual([]);
-    expect(r.requeueAfterSeconds).toBe(60);
+    // A millisecond past timeAdded + tolerationSeconds: the eviction is strictly after it, as in Karmada.
+    expect(r.requeueAfterSeconds).toBe(60.001);
   });
   it('falls back to spec.placement when there is no applied placement', () => {
     const { ctx, key } = setup({ placement: { clusterTolerations: [{ key: 'cluster.karmada.io/not-ready', operator: 'Exists' }] } });

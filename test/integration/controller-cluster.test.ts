@@ -12,6 +12,7 @@ import { ApiError } from '../../src/kube/rest.js';
 import { makePki } from '../webhook/certs.js';
 import { cluster, repoRoot, waitFor } from './env.js';
 import { binary, freePort, get, ignoreConflict, MemberProxy, prepareHost, rest, startController, stopController, type Proc } from './harness.js';
+import { scaled } from '../time-scale.js';
 
 const NS = `cluster-e2e-${Date.now().toString(36)}`;
 const CLUSTERS = '/apis/cluster.karmada.io/v1alpha1/clusters';
@@ -51,7 +52,7 @@ describe('karmada-lite controller: cluster failover and --with-webhook', () => {
       '--with-webhook', '--webhook-cert-file', certFile, '--webhook-key-file', keyFile,
       '--webhook-port', String(webhookPort), '--webhook-bind-address', '127.0.0.1',
     ]);
-  }, 180_000);
+  }, scaled(180_000));
 
   afterAll(async () => {
     // The cluster controller empties member3's execution namespace before letting the Cluster go: it must still run.
@@ -147,10 +148,10 @@ describe('karmada-lite controller: cluster failover and --with-webhook', () => {
     await waitFor('member3 Ready and its taints gone', async () => {
       const c = await clusterObj();
       return readyOf(c)?.status === 'True' && notReadyTaints(c).length === 0 ? true : undefined;
-    }, 30_000);
+    }, scaled(30_000));
     // The replicas stay where failover put them: a recovered cluster does not pull a Divided workload back.
     expect((await get(host, rbPath)).spec.clusters).toEqual([{ name: 'member1', replicas: 4 }]);
-  }, 120_000);
+  }, scaled(120_000));
 
   it('--with-webhook: the controller process answers AdmissionReviews over HTTPS and /readyz', async () => {
     expect(await https(webhookPort, pki.ca, '/readyz')).toEqual({ status: 200, text: 'ok' });

@@ -11,6 +11,7 @@ import { makePki } from '../webhook/certs.js';
 import { waitFor } from './env.js';
 import { hostileRic, sendAdmissionReview } from './k8s-env.js';
 import { diagnose, freePort, get, prepareHost, removeDeployments, rest, startController, stopController, type Proc } from './harness.js';
+import { scaled } from '../time-scale.js';
 
 const NS = `containment-e2e-${Date.now().toString(36)}`;
 const RIC_NAME = `hostile-${NS}`;
@@ -41,7 +42,7 @@ describe('karmada-lite controller: a hostile RIC cannot stall the controller', (
       '--with-webhook', '--webhook-cert-file', certFile, '--webhook-key-file', keyFile,
       '--webhook-port', String(webhookPort), '--webhook-bind-address', '127.0.0.1',
     ]);
-  }, 180_000);
+  }, scaled(180_000));
 
   afterAll(async () => {
     await host.request('DELETE', `${RICS}/${RIC_NAME}`).catch(() => undefined);
@@ -133,5 +134,5 @@ describe('karmada-lite controller: a hostile RIC cannot stall the controller', (
     });
     expect(event).toMatchObject({ type: 'Warning', involvedObject: { kind: 'ResourceInterpreterCustomization', name: RIC_NAME } });
     expect(ctrl!.child.exitCode).toBeNull();
-  }, 120_000);
+  }, scaled(120_000));
 });

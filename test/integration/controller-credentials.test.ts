@@ -6,6 +6,7 @@ import { memberKubeConfig } from '../../src/kube/credentials.js';
 import { RestClient } from '../../src/kube/rest.js';
 import { kubeConfig, waitFor } from './env.js';
 import { get, ignoreConflict, prepareHost, rest, startController, stopController, type Proc } from './harness.js';
+import { scaled } from '../time-scale.js';
 
 const NS = `creds-e2e-${Date.now().toString(36)}`;
 const CLUSTERS = '/apis/cluster.karmada.io/v1alpha1/clusters';
@@ -63,7 +64,7 @@ describe('karmada-lite controller: member credentials follow their Secret', () =
       body: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'cred', namespace: NS }, spec: { replicas: 1, selector: { matchLabels: { app: 'cred' } }, template: { metadata: { labels: { app: 'cred' } }, spec: { containers: [{ name: 'c', image: 'nginx:1.25' }] } } } },
     });
     await waitFor('cred on member2 (as rotated)', async () => ((await image()) === 'nginx:1.25' ? true : undefined));
-  }, 180_000);
+  }, scaled(180_000));
 
   afterAll(async () => {
     await setSecretData(good).catch(() => undefined);

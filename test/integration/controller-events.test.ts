@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from './env.js';
 import { get, prepareHost, removeDeployments, rest, startController, stopController, type Proc } from './harness.js';
+import { scaled } from '../time-scale.js';
 
 const NS = `events-e2e-${Date.now().toString(36)}`;
 const NAMES = Array.from({ length: 6 }, (_, i) => `dup-${i}`);
@@ -16,7 +17,7 @@ describe('karmada-lite controller: two replicas without leader election', () => 
     await prepareHost(host, NS);
     // --leader-elect is off by default: both replicas act.
     [a, b] = await Promise.all([startController(), startController()]);
-  }, 180_000);
+  }, scaled(180_000));
 
   afterAll(async () => {
     if (!a || a.child.exitCode !== null) a = await startController().catch(() => undefined);

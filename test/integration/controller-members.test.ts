@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cluster, waitFor } from './env.js';
 import { get, prepareHost, removeDeployments, rest, startController, stopController, type Proc } from './harness.js';
+import { scaled } from '../time-scale.js';
 
 const NS = `members-e2e-${Date.now().toString(36)}`;
 const CLUSTERS = '/apis/cluster.karmada.io/v1alpha1/clusters';
@@ -51,7 +52,7 @@ describe('karmada-lite controller: members cannot slow each other', () => {
     // that wait, not reads of a cache that cannot fill (which fail at once).
     await propagate('warm', ['member1', 'member2']);
     for (const m of ['member1', 'member2'] as const) await waitFor(`warm on ${m}`, () => imageOn(m, 'warm'));
-  }, 180_000);
+  }, scaled(180_000));
 
   afterEach(async () => {
     // Whatever happened in the test, member2 must answer again for the next one (and the next suite).

@@ -29,7 +29,8 @@ export default function setup(project: TestProject): () => void {
   const reuse = process.env.KARMADA_LITE_ENV_REUSE === '1' && run('env.sh', 'status') === 0;
   if (!reuse) {
     if (run('build.sh') !== 0) throw new Error('scripts/k8s/build.sh failed: no etcd/kube-apiserver binaries');
-    if (run('env.sh', 'start') !== 0) {
+    // A start can lose a port to another run starting at the same moment; the next start picks other ports.
+    if (run('env.sh', 'start') !== 0 && run('env.sh', 'start') !== 0) {
       throw new Error(`scripts/k8s/env.sh start failed; logs are in ${envDir}/<name>/apiserver.log and ${envDir}/etcd/etcd.log`);
     }
   }
@@ -38,6 +39,9 @@ export default function setup(project: TestProject): () => void {
   project.provide('k8sEnv', env);
   // for code that cannot use inject(), e.g. a spawned CLI under test
   process.env.KARMADA_LITE_ENV_JSON = envJson;
+  // The binary under test is built into this run's folder (test/integration/harness.ts), not the checkout's
+  // dist/: a second run, or an `npm run build` meanwhile, must not replace it mid-run.
+  process.env.KARMADA_LITE_DIST ??= path.join(envDir, 'dist');
 
   return () => {
     if (reuse) return;

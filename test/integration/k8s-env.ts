@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ApiError, RestClient } from '../../src/kube/rest.js';
+import { scaled } from '../time-scale.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -51,10 +52,11 @@ export function kubeConfigOf(env: K8sEnv, name: ClusterName): KubeConfig {
 }
 
 /**
- * Polls until `fn` returns a value other than undefined; fails after `timeoutMs`. An error thrown by `fn` ends
+ * Polls until `fn` returns a value other than undefined; fails after `referenceTimeoutMs` (scaled for this machine). An error thrown by `fn` ends
  * the wait at once: `fn` decides which failures are transient by returning undefined for them.
  */
-export async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 30_000, everyMs = 200): Promise<T> {
+export async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, referenceTimeoutMs = 30_000, everyMs = 200): Promise<T> {
+  const timeoutMs = scaled(referenceTimeoutMs);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();

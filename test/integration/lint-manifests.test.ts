@@ -9,11 +9,14 @@ const lint = (...targets: string[]) =>
   spawnSync(process.execPath, [path.join(repoRoot, 'scripts', 'lint-manifests.mjs'), '--kubeconfig', cluster('host').kubeconfig, ...targets], { cwd: repoRoot, encoding: 'utf8', timeout: 900_000 });
 
 describe('scripts/lint-manifests.mjs', () => {
-  it('passes deploy/', () => {
+  it('passes deploy/, the Helm chart among it (helm lint --strict, then its rendering through the same checks)', () => {
     const r = lint();
     expect(r.stderr).toContain('kubeconform -strict: ok');
     expect(r.stderr).toContain('server-side apply dry run (fieldValidation=Strict): ok');
-    expect(r.stderr).toContain('pod security (restricted, 1 pod template(s)): ok');
+    // the controller's Deployment, as deploy/controller/controller.yaml has it and as the chart renders it
+    expect(r.stderr).toContain('pod security (restricted, 2 pod template(s)): ok');
+    expect(r.stderr).toContain('[helm lint] 1 chart(s) linted, 0 chart(s) failed');
+    expect(r.stderr).toMatch(/Summary: \d+ resources found in \d+ files - Valid: \d+, Invalid: 0/);
     expect(r.status, r.stderr).toBe(0);
   });
 

@@ -17,6 +17,7 @@ import { clusterRicLister } from '../../src/webhook/ric-source.js';
 import { luaCompile } from '../../src/validation/lua-compile.js';
 import { createLogger } from '../../src/runtime/log.js';
 import { makePki } from '../webhook/certs.js';
+import { scaled } from '../time-scale.js';
 
 const run = randomBytes(3).toString('hex');
 const TEST_LABEL = 'karmada-lite.io/webhook-test';
@@ -149,7 +150,7 @@ beforeAll(async () => {
       return isApiError(e, 403) ? true : undefined;
     }
   });
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(async () => {
   for (const c of configNames) {

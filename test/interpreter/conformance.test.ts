@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runTestTree } from '../../src/interpreter/test-tree.js';
+import { scaled } from '../time-scale.js';
 
 // Every fixture tree runs through the same code as `karmada-lite interpret test DIR`.
 function run(dir: string) {
@@ -15,7 +16,7 @@ describe('interpret test conformance/lua', () => {
     expect(r.output).toMatch(/^\d+ passed, 0 failed$/m);
     expect(r.failed, r.output).toBe(0);
     expect(r.passed).toBeGreaterThan(60);
-  }, 60_000);
+  }, scaled(60_000));
 });
 
 describe.skipIf(!existsSync('conformance/interpreters'))('interpret test conformance/interpreters', () => {
@@ -23,7 +24,7 @@ describe.skipIf(!existsSync('conformance/interpreters'))('interpret test conform
     const r = run('conformance/interpreters');
     expect(r.failed, r.output).toBe(0);
     expect(r.passed).toBeGreaterThan(0);
-  }, 120_000);
+  }, scaled(120_000));
 });
 
 describe.skipIf(!existsSync('conformance/interpreters'))('the controllers\' result memo', () => {
@@ -32,11 +33,11 @@ describe.skipIf(!existsSync('conformance/interpreters'))('the controllers\' resu
     const r = runTestTree('conformance/interpreters', { log: (l) => lines.push(l), verbose: false, memoize: true });
     expect(r.failed, lines.join('\n')).toBe(0);
     expect(r.passed).toBe(run('conformance/interpreters').passed);
-  }, 120_000);
+  }, scaled(120_000));
 
   it('gives every sandbox and conversion fixture its expected result, run twice', () => {
     const lines: string[] = [];
     const r = runTestTree('conformance/lua', { log: (l) => lines.push(l), verbose: false, memoize: true });
     expect(r.failed, lines.join('\n')).toBe(0);
-  }, 60_000);
+  }, scaled(60_000));
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collectionFailedCondition, readyConditionOf } from '../../src/kube/cluster-health.js';
+import { collectionFailedCondition, collectionFailedEvent, readyConditionOf } from '../../src/kube/cluster-health.js';
 
 const secret = 'karmada-cluster/member2';
 
@@ -30,6 +30,20 @@ describe('readyConditionOf', () => {
       status: 'False',
       reason: 'StatusCollectionFailed',
       message: 'failed to create a ClusterClient: the secret of cluster m has neither token nor kubeconfig',
+    });
+  });
+
+  it('says what to create when the Secret is missing, what to grant when it may not be read, and puts it in a Warning Event', () => {
+    const ref = { namespace: 'karmada-cluster', name: 'm' };
+    const missing = collectionFailedCondition('GET /api/v1/namespaces/karmada-cluster/secrets/m: 404 NotFound: secrets "m" not found', ref, 404);
+    expect(missing.message).toContain('; create Secret karmada-cluster/m with the member\'s token and caBundle (or a kubeconfig)');
+    expect(collectionFailedCondition('403 Forbidden', ref, 403).message).toContain('; the controller may not read Secret karmada-cluster/m: grant it get, list and watch on secrets in karmada-cluster');
+    expect(collectionFailedEvent({ metadata: { name: 'm', uid: 'u1' } }, missing)).toEqual({
+      involvedObject: { apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', name: 'm', uid: 'u1' },
+      type: 'Warning',
+      reason: 'StatusCollectionFailed',
+      message: missing.message,
+      source: 'cluster-status',
     });
   });
 });

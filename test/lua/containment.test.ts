@@ -6,6 +6,7 @@ import { luaToJs } from '../../src/lua/convert.js';
 import { lauxlib, lua, MAX_STRING_BYTES, to_luastring, type LuaState } from '../../src/lua/fengari.js';
 import { LuaSandbox, LuaScriptError, type LuaFailureKind } from '../../src/lua/sandbox.js';
 import { luaError, runLua } from './helpers.js';
+import { scaled } from '../time-scale.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -388,5 +389,5 @@ describe('interpret', () => {
     expect(r.signal).toBeNull();
     expect(r.status).toBe(1);
     expect(r.stderr.trim()).toBe('Execute InterpretHealth error: InterpretHealth: script exceeded its 1s budget');
-  }, 70_000);
+  }, scaled(70_000));
 });

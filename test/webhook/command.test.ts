@@ -52,7 +52,7 @@ describe('karmada-lite webhook (the command)', () => {
     const port = await new Promise<number>((resolve, reject) => {
       child.stderr.on('data', (c: Buffer) => {
         stderr += c.toString();
-        const m = /"msg":"webhook serving".*?"port":(\d+)/.exec(stderr);
+        const m = /^(?=.*"msg":"webhook serving").*"port":(\d+)/m.exec(stderr);
         if (m) resolve(Number(m[1]));
       });
       child.on('exit', () => reject(new Error(`exited early: ${stderr}`)));

@@ -32,7 +32,7 @@ export interface ConformanceCase {
   reviewVersion?: string;
   request?: Record<string, unknown>;
   http?: { contentType?: string | null; body?: string; bodyJson?: unknown; bodyBytes?: number };
-  context?: { featureGates?: FeatureGates; existingRics?: Record<string, unknown>[]; schema?: 'decode' | 'full' };
+  context?: { featureGates?: FeatureGates; existingRics?: Record<string, unknown>[]; schema?: 'decode' | 'full'; allowNoExecuteTaintPolicy?: boolean };
   expect: CaseExpect;
   file: string;
 }
@@ -85,6 +85,7 @@ export function caseContext(c: ConformanceCase): ReviewContext {
     listRics: () => c.context?.existingRics ?? [],
     compileLua: luaCompile,
     schema: c.context?.schema,
+    allowNoExecuteTaintPolicy: c.context?.allowNoExecuteTaintPolicy,
   };
 }
 

@@ -1,10 +1,13 @@
 import type { Command } from 'commander';
 import { addCoreFlags, coreOptionsFromFlags, parseDuration, type CoreFlags } from '../core-flags.js';
-import { createLogger, isLevel } from '../../runtime/log.js';
+import { createLogger, isLevel, isLogFormat, logFormatError } from '../../runtime/log.js';
 import { serveUntilSignal } from '../serve.js';
+import { loadKubeConfig } from '../kubeconfig.js';
+import { logLevelFor } from '../verbosity.js';
 
 interface ControllerFlags extends CoreFlags {
   kubeconfig?: string;
+  context?: string;
   controllers: string;
   leaderElect: boolean;
   leaderElectResourceNamespace: string;
@@ -31,12 +34,13 @@ interface ControllerFlags extends CoreFlags {
   webhookTlsMinVersion: string;
   webhookCertReloadInterval: string;
   webhookRejectRiskyScripts?: boolean;
+  webhookAllowNoExecuteTaintPolicy?: boolean;
   logLevel: string;
-  v?: string;
+  logFormat?: string;
 }
 
 /** The webhook command's flags, each under --webhook-<name> here. */
-const WEBHOOK_FLAGS = ['cert-file', 'key-file', 'port', 'bind-address', 'feature-gates', 'schema', 'tls-min-version', 'cert-reload-interval', 'reject-risky-scripts'] as const;
+const WEBHOOK_FLAGS = ['cert-file', 'key-file', 'port', 'bind-address', 'feature-gates', 'schema', 'tls-min-version', 'cert-reload-interval', 'reject-risky-scripts', 'allow-no-execute-taint-policy'] as const;
 
 /** The webhook's own errors name its flags; here they are spelled with the --webhook- prefix. */
 function asWebhookFlags(message: string): string {
@@ -70,9 +74,11 @@ async function webhookOptions(flags: ControllerFlags, logLevel: string, kc: impo
       featureGates: flags.webhookFeatureGates,
       schema: flags.webhookSchema,
       logLevel,
+      logFormat: flags.logFormat,
       tlsMinVersion: flags.webhookTlsMinVersion,
       certReloadInterval: flags.webhookCertReloadInterval,
       rejectRiskyScripts: flags.webhookRejectRiskyScripts,
+      allowNoExecuteTaintPolicy: flags.webhookAllowNoExecuteTaintPolicy,
       // No file list: the lister below reads the host cluster, in-cluster config included.
       existingRics: [],
     });
@@ -111,7 +117,7 @@ export function registerController(program: Command): void {
       .description('Run the reconcile core against a Kubernetes control plane (the host) and push Works to member clusters.'),
   )
     .option('--kubeconfig <path>', 'kubeconfig of the host cluster (default: $KUBECONFIG, ~/.kube/config or in-cluster)')
-    .option('--controllers <list>', 'controllers to run: * for all, -name to turn one off (e.g. "*,-application-failover")', '*')
+    .option('--context <name>', 'the kubeconfig context of the host cluster (default: the current-context)')
     .option('--leader-elect', 'elect a leader through a coordination.k8s.io Lease; standbys wait', false)
     .option('--leader-elect-resource-namespace <ns>', 'namespace of the Lease', 'karmada-system')
     .option('--leader-elect-resource-name <name>', 'name of the Lease', 'karmada-lite-controller')
@@ -137,13 +143,26 @@ export function registerController(program: Command): void {
     .option('--webhook-tls-min-version <version>', 'with --with-webhook: TLSv1.2 or TLSv1.3', DEFAULTS.webhookTlsMinVersion)
     .option('--webhook-cert-reload-interval <ms>', 'with --with-webhook: how often to check the certificate files for changes, in milliseconds', DEFAULTS.webhookCertReloadInterval)
     .option('--webhook-reject-risky-scripts', 'with --with-webhook: refuse RICs whose Lua scripts have a known trap instead of admitting them with warnings')
+    .option('--webhook-allow-no-execute-taint-policy', 'with --with-webhook: admit ClusterTaintPolicies with NoExecute taints')
     .option('--log-level <level>', 'debug, info, warn or error', 'info')
-    .option('--v <n>', 'klog-style verbosity: 4 or more logs at debug level')
+    .option('--log-format <format>', 'json or text (default: text when standard error is a terminal, else json)')
     .addHelpText(
       'after',
       `
-Controllers: detector, policy, binding, scheduler, execution, work-status, binding-status, dependencies,
-graceful-eviction, application-failover, taint-manager, cluster, interpreter-health.
+Controllers: detector, namespace, policy, binding, scheduler, execution, work-status, binding-status,
+dependencies, graceful-eviction, application-failover, taint-manager, descheduler, workload-rebalancer,
+cluster, clustertaintpolicy, interpreter-health.
+
+Namespaces: every namespace of the host reaches every member (a Work per cluster) and is deleted there
+with it, except karmada-system, karmada-cluster, karmada-es-*, default, those --skipped-propagating-namespaces
+matches (default kube-.*) and those labelled namespace.karmada.io/skip-auto-propagation=true.
+
+Descheduler: a Deployment divided by available replicas (Aggregated, or dynamic weights) whose replicas on a
+member stay unschedulable longer than --unschedulable-threshold loses them there, and the scheduler puts
+them where there is room; such bindings are looked at again every --descheduling-interval. A member's
+unschedulable replicas are its Deployment pods with PodScheduled=False (Unschedulable) when its pods can be
+listed, else the unavailable replicas its Deployment reports (Available=False) beyond the room its Cluster's
+resourceSummary has left. Turn it off with --controllers '*,-descheduler'.
 
 User ResourceInterpreterCustomizations: their Lua scripts run in --interpreter-workers worker threads, so
 a script that spins until its 1s budget never stalls /healthz, informers or the webhook; a worker that
@@ -161,7 +180,12 @@ cluster.karmada.io/not-ready:NoExecute. The taint-manager then evicts the cluste
 policy sets failover.cluster (purgeMode Directly or Gracefully) and does not tolerate that taint in
 placement.clusterTolerations (tolerationSeconds delays it); the scheduler moves the replicas elsewhere. Both
 taints go when the cluster is Ready again. Bindings whose dispatching to that cluster is suspended are not
-evicted until the suspension is lifted.
+evicted until the suspension is lifted. That is the default (Karmada v1.2's way). With
+--enable-no-execute-taint-eviction (current Karmada) the cluster controller adds no NoExecute taint; one
+from a ClusterTaintPolicy or a user evicts every binding that does not tolerate it (purge mode: the
+policy's failover.cluster, else --no-execute-taint-eviction-purge-mode). --enable-no-execute-taint-eviction=false
+or --feature-gates Failover=false: no NoExecute eviction at all. ClusterTaintPolicies add and remove taints
+on Clusters from their status conditions in every mode.
 
 --with-webhook serves the validating and mutating webhook (the paths of \`karmada-lite webhook --help\`, plus
 /healthz and /readyz) over HTTPS on --webhook-port, on every replica, leader or not. Its flags are the
@@ -171,23 +195,36 @@ check are read from the host cluster.
 Member clusters are Cluster objects (cluster.karmada.io/v1alpha1, syncMode Push) with spec.apiEndpoint and
 spec.secretRef naming a Secret with token + caBundle, or kubeconfig.
 
+Logs (standard error): text on a terminal, JSON lines otherwise (--log-format json|text). At info level, one
+line per action that changed a member or a binding (propagated, removed, preserved, suspended, resumed,
+scheduled, evicted, failed over) with its template and cluster; a failure that repeats (a member that does
+not answer) is one line, then one line per 30s with the count. /metrics uses controller-runtime's and
+Karmada's names (workqueue_*, rest_client_requests_total, leader_election_master_status, cluster_*).
+
 SIGTERM drains: the reconcile in progress finishes, then the Lease is released so a standby takes over at once.
 
 Examples:
   karmada-lite controller --kubeconfig ~/.kube/karmada.config
   karmada-lite controller --kubeconfig host.config --leader-elect --metrics-port 9090
   karmada-lite controller --kubeconfig host.config --cluster-failure-threshold 1m --cluster-probe-interval 5s
+  karmada-lite controller --kubeconfig host.config --enable-no-execute-taint-eviction --skipped-propagating-namespaces 'kube-.*,sandbox-.*'
   karmada-lite controller --kubeconfig host.config --with-webhook --webhook-cert-file tls.crt --webhook-key-file tls.key`,
     )
     .action(async (flags: ControllerFlags) => {
-      let level = flags.logLevel;
-      if (flags.v !== undefined && Number(flags.v) >= 4) level = 'debug';
+      // -v 4 or more (kubectl's verbosity, on every command) logs at debug level.
+      const level = logLevelFor(flags.logLevel);
       if (!isLevel(level)) {
         process.stderr.write(`error: --log-level must be debug, info, warn or error, got ${level}\n`);
         process.exitCode = 2;
         return;
       }
-      const log = createLogger({ level, fields: { component: 'controller' } });
+      const format = flags.logFormat;
+      if (format !== undefined && !isLogFormat(format)) {
+        process.stderr.write(`error: ${logFormatError(format)}\n`);
+        process.exitCode = 2;
+        return;
+      }
+      const log = createLogger({ level, format, fields: { component: 'controller' } });
       let controller: import('../../kube/controller.js').Controller;
       let webhook: import('../../webhook/server.js').WebhookServer | undefined;
       try {
@@ -200,17 +237,17 @@ Examples:
         if (!Number.isInteger(bucketSize) || bucketSize < 1) throw new Error(`--rate-limiter-bucket-size must be a positive integer, got ${flags.rateLimiterBucketSize}`);
         const interpreterWorkers = Number(flags.interpreterWorkers);
         if (!/^\d+$/.test(flags.interpreterWorkers) || interpreterWorkers > 64) throw new Error(`--interpreter-workers must be a whole number from 0 to 64, got ${flags.interpreterWorkers}`);
-        const { KubeConfig } = await import('@kubernetes/client-node');
         const { Controller } = await import('../../kube/controller.js');
         const core = coreOptionsFromFlags(flags);
-        const kc = new KubeConfig();
-        if (flags.kubeconfig) kc.loadFromFile(flags.kubeconfig);
-        else kc.loadFromDefault();
+        const { kubeconfigProblem } = await import('../../kube/preflight.js');
+        const problem = kubeconfigProblem(flags.kubeconfig);
+        if (problem) throw new Error(problem);
+        const kc = await loadKubeConfig(flags.kubeconfig, flags.context);
         const webhookOpts = await webhookOptions(flags, level, kc);
         controller = new Controller({
           kubeconfig: kc,
           log,
-          controllers: flags.controllers.split(',').map((s) => s.trim()).filter(Boolean),
+          controllers: [...(core.controllers ?? ['*'])],
           leaderElect: flags.leaderElect,
           leaseNamespace: flags.leaderElectResourceNamespace,
           leaseName: flags.leaderElectResourceName,

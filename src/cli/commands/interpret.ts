@@ -2,6 +2,9 @@ import { existsSync, statSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { stringify } from 'yaml';
 import { InputError, readDocuments } from '../../io/documents.js';
+import { addInputFlags, readObjects, readOptionsFromFlags, type InputFlags } from '../input-flags.js';
+import { addNamespaceFlag, applyNamespace, inputPaths } from '../input.js';
+import { outputOption, parseOutput, printObjects, toJson, type Output } from '../output.js';
 import { compileCheck } from '../../interpreter/check.js';
 import { executeRule } from '../../interpreter/harness.js';
 import { createInterpreter } from '../../interpreter/interpreter.js';
@@ -20,6 +23,7 @@ Run one rule on an object and print its results as YAML:
   karmada-lite interpret -f my-ric.yaml --operation ReviseReplica --desired-file d.yaml --desired-replica 3
   karmada-lite interpret -f my-ric.yaml --operation AggregateStatus --desired-file d.yaml --status-file items.yaml
   karmada-lite interpret -f my-ric.yaml --operation Retain --desired-file d.yaml --observed-file o.yaml
+  karmada-lite interpret my-ric.yaml --operation InterpretHealth --observed-file o.yaml -o jsonpath='{.healthy}'
 
 Run a test tree in Karmada's layout (<group>/<version>/<Kind>/customizations.yaml + testdata/*.yaml):
   karmada-lite interpret test my-customizations/
@@ -30,8 +34,10 @@ Retain needs --desired-file and --observed-file; every other operation needs exa
 Unlike karmadactl, a failing rule prints "Execute <Rule> error: ..." to stderr and exits 1.
 Exit codes: 0 ok, 1 a script failed / a check or test failed, 2 usage error or unreadable input.`;
 
-interface InterpretOptions {
+interface InterpretOptions extends InputFlags {
   filename?: string[];
+  namespace?: string;
+  output: string;
   recursive?: boolean;
   check?: boolean;
   operation?: string;
@@ -70,8 +76,10 @@ function parseBudget(v: string | undefined): number | undefined {
   return n;
 }
 
-function runCheck(files: string[]): number {
-  const docs = readDocuments(files);
+function runCheck(files: string[], flags: InputFlags): number {
+  const input = readObjects(files, flags);
+  if (!input) return 1;
+  const docs = input.documents;
   let failed = false;
   for (const doc of docs) {
     const o = doc.object as RIC & { apiVersion?: unknown; kind?: unknown };
@@ -110,9 +118,9 @@ function runCheck(files: string[]): number {
   return failed ? 1 : 0;
 }
 
-function singleObject(file: string | undefined, what: string): KubeObject | null {
+function singleObject(file: string | undefined, what: string, namespace: string | undefined): KubeObject | null {
   if (file === undefined) return null;
-  const docs = readDocuments([file]);
+  const docs = applyNamespace(readDocuments([file]), namespace);
   if (docs.length > 1) throw new InputError(`${file}: --${what} must hold one object, found ${docs.length}`);
   return docs.length === 1 ? (docs[0]!.object as KubeObject) : null;
 }
@@ -121,12 +129,13 @@ function runExecute(opts: InterpretOptions): number {
   if (!opts.operation) throw new InputError('operation is not set for executing (use --operation, e.g. --operation InterpretHealth)');
   const op = parseOperation(opts.operation);
   if (!op) throw new InputError(unsupportedOperationMessage(opts.operation));
-  const rics = readDocuments(opts.filename ?? [])
+  const rics = readDocuments(opts.filename ?? [], readOptionsFromFlags(opts))
     .map((d) => d.object)
     .filter(isRIC) as RIC[];
-  const desired = singleObject(opts.desiredFile, 'desired-file');
-  const observed = singleObject(opts.observedFile, 'observed-file');
-  const statusItems = opts.statusFile === undefined ? null : (readDocuments([opts.statusFile]).map((d) => d.object) as AggregatedStatusItem[]);
+  const output = parseOutput(opts.output, EXECUTE_OUTPUTS);
+  const desired = singleObject(opts.desiredFile, 'desired-file', opts.namespace);
+  const observed = singleObject(opts.observedFile, 'observed-file', opts.namespace);
+  const statusItems = opts.statusFile === undefined ? null : (readDocuments([opts.statusFile], { objects: false }).map((d) => d.object) as AggregatedStatusItem[]);
   let replicas = 0;
   if (opts.desiredReplica !== undefined) {
     replicas = Number(opts.desiredReplica);
@@ -142,17 +151,26 @@ function runExecute(opts: InterpretOptions): number {
     err(`Execute ${op} error: ${(e as Error).message.trimEnd()}\n`);
     return 1;
   }
-  results.forEach(([name, value], i) => {
-    out('---\n');
-    out(`# [${i + 1}/${results.length}] ${name}:\n`);
-    out(toYaml(value));
-  });
+  out(formatResults(results, output));
   return 0;
 }
 
+const EXECUTE_OUTPUTS = ['yaml', 'json', 'jsonpath'] as const;
+
+/**
+ * A rule's results: yaml is karmadactl's listing, one document per result; json and jsonpath see one
+ * object with a field per result name (retained, replica, healthy, ...).
+ */
+function formatResults(results: [string, unknown][], output: Output): string {
+  if (output.format === 'yaml') return results.map(([name, value], i) => `---\n# [${i + 1}/${results.length}] ${name}:\n${toYaml(value)}`).join('');
+  const byName = Object.fromEntries(results.map(([name, value]) => [name, JSON.parse(JSON.stringify(value ?? null)) as unknown]));
+  return output.format === 'json' ? toJson(byName) : printObjects([byName], output);
+}
+
 export function registerInterpret(program: Command): void {
-  const cmd = program
-    .command('interpret')
+  const cmd = addNamespaceFlag(addInputFlags(program.command('interpret')), 'with --operation: the namespace of a desired or observed object that names none, as kubectl apply -n')
+    .addOption(outputOption(EXECUTE_OUTPUTS, 'how --operation prints its results'))
+    .argument('[files...]', 'RIC files or directories (the same as -f)')
     .description('run, check and test ResourceInterpreterCustomization Lua scripts')
     .addHelpText('after', HELP)
     .option('-f, --filename <path...>', 'RIC files or directories (YAML or JSON; "-" reads stdin)')
@@ -164,9 +182,9 @@ export function registerInterpret(program: Command): void {
     .option('--status-file <path>', 'AggregatedStatusItem documents for AggregateStatus')
     .option('--desired-replica <n>', 'replica count for ReviseReplica', undefined)
     .addOption(new Option('--budget-ms <ms>', 'per-call time budget in milliseconds').default(undefined, '1000'))
-    .action((opts: InterpretOptions) => {
-      if (!opts.filename || opts.filename.length === 0) throw new InputError('no customization given: use -f FILE|DIR (see --help)');
-      process.exitCode = opts.check ? runCheck(opts.filename) : runExecute(opts);
+    .action((files: string[], opts: InterpretOptions) => {
+      opts.filename = inputPaths(files, opts.filename, 'karmada-lite interpret --check -f my-ric.yaml');
+      process.exitCode = opts.check ? runCheck(opts.filename, opts) : runExecute(opts);
     });
 
   cmd
@@ -189,6 +207,12 @@ The run ends with "N passed, M failed" and exits 1 if anything failed.`,
       if (!existsSync(dir)) throw new InputError(`${dir}: no such file or directory`);
       if (!statSync(dir).isDirectory()) throw new InputError(`${dir}: not a directory (give the root of a <group>/<version>/<Kind> tree)`);
       const r = runTestTree(dir, { log: (l) => out(`${l}\n`), verbose: !opts.quiet, budgetMs: parseBudget(opts.budgetMs) });
+      if (r.passed + r.failed === 0) {
+        // A tree with nothing to run must not pass in CI: a wrong path or layout would look like success.
+        err(`error: no test cases in ${dir}: expected <group>/<version>/<Kind>/testdata/*.yaml below it, one case per document (name, operation, desiredObj or observedObj, output); see --help\n`);
+        process.exitCode = 1;
+        return;
+      }
       process.exitCode = r.failed > 0 ? 1 : 0;
     });
   cmd.exitOverride();

@@ -1,10 +1,12 @@
 import type { Command } from 'commander';
-import { createLogger, isLevel } from '../../runtime/log.js';
+import { createLogger, isLevel, parseLogFormat } from '../../runtime/log.js';
 import { parseFeatureGates } from '../../validation/binding.js';
 import { luaCompile } from '../../validation/lua-compile.js';
 import { WebhookServer } from '../../webhook/server.js';
 import { ROUTES, type ReviewContext } from '../../webhook/review.js';
 import { serveUntilSignal } from '../serve.js';
+import { loadKubeConfig } from '../kubeconfig.js';
+import { logLevelFor } from '../verbosity.js';
 
 export interface WebhookOptions {
   certFile: string;
@@ -12,13 +14,18 @@ export interface WebhookOptions {
   port: string;
   bindAddress: string;
   kubeconfig?: string;
+  /** The kubeconfig context (default: its current-context). */
+  context?: string;
   existingRics?: string[];
   featureGates?: string;
   schema: string;
   logLevel: string;
+  /** json or text; unset: text on a terminal, else json. */
+  logFormat?: string;
   tlsMinVersion: string;
   certReloadInterval: string;
   rejectRiskyScripts?: boolean;
+  allowNoExecuteTaintPolicy?: boolean;
 }
 
 export function registerWebhook(program: Command): void {
@@ -30,13 +37,16 @@ export function registerWebhook(program: Command): void {
     .option('--port <port>', 'port to listen on', '8443')
     .option('--bind-address <address>', 'address to listen on', '0.0.0.0')
     .option('--kubeconfig <path>', 'cluster to read existing ResourceInterpreterCustomizations from, for the conflict check')
+    .option('--context <name>', 'the kubeconfig context of that cluster (default: the current-context; without --kubeconfig, of the default kubeconfig)')
     .option('--existing-rics <path...>', 'offline: files or directories with the existing ResourceInterpreterCustomizations')
     .option('--feature-gates <gates>', 'Karmada alpha rules to turn on, e.g. MultiplePodTemplatesScheduling=true')
     .option('--schema <mode>', 'decode: refuse only values of the wrong type, as Karmada (the CRD schema does the rest); full: also check the whole schema', 'decode')
     .option('--log-level <level>', 'debug, info, warn or error', 'info')
+    .option('--log-format <format>', 'json or text (default: text when standard error is a terminal, else json)')
     .option('--tls-min-version <version>', 'TLSv1.2 or TLSv1.3', 'TLSv1.3')
     .option('--cert-reload-interval <ms>', 'how often to check the certificate files for changes, in milliseconds', '1000')
     .option('--reject-risky-scripts', 'refuse RICs whose Lua scripts have a known trap (an xpcall handler that loops, while true with no way out, a huge string.rep) instead of admitting them with warnings')
+    .option('--allow-no-execute-taint-policy', 'admit ClusterTaintPolicies with NoExecute taints (off, as in Karmada: such a taint evicts every workload that does not tolerate it)')
     .addHelpText(
       'after',
       `
@@ -45,7 +55,7 @@ ${ROUTES.map((r) => `  ${r.path.padEnd(44)} ${r.kind} ${r.operations.join(', ')}
   /healthz, /readyz                            plain-text health checks
   /metrics                                     Prometheus: reviews by path and verdict, review duration, Node runtime
 
-Every request is logged as one JSON line on standard error with its uid, kind, name and verdict.
+Every request is logged as one line on standard error (JSON, or text on a terminal) with its uid, kind, name and verdict.
 Webhook configurations to register it: deploy/webhook/ (failurePolicy Fail).
 
 Examples:
@@ -55,7 +65,8 @@ Examples:
     .action(async (opts: WebhookOptions) => {
       let server: WebhookServer;
       try {
-        server = new WebhookServer(await toServerOptions(opts));
+        // -v 4 or more (kubectl's verbosity, on every command) logs at debug level.
+        server = new WebhookServer(await toServerOptions({ ...opts, logLevel: logLevelFor(opts.logLevel) }));
         await server.start();
       } catch (e) {
         process.stderr.write(`error: ${(e as Error).message}\n`);
@@ -75,15 +86,12 @@ export async function toServerOptions(opts: WebhookOptions) {
   if (opts.tlsMinVersion !== 'TLSv1.2' && opts.tlsMinVersion !== 'TLSv1.3') throw new Error(`--tls-min-version must be TLSv1.2 or TLSv1.3, got ${opts.tlsMinVersion}`);
   const interval = Number(opts.certReloadInterval);
   if (!Number.isFinite(interval) || interval < 10) throw new Error(`--cert-reload-interval must be at least 10 (milliseconds), got ${opts.certReloadInterval}`);
-  if (opts.kubeconfig && opts.existingRics) throw new Error('give either --kubeconfig or --existing-rics, not both');
-  const logger = createLogger({ level: opts.logLevel });
-  const ctx: ReviewContext = { gates: parseFeatureGates(opts.featureGates), compileLua: luaCompile, schema: opts.schema, riskyScripts: opts.rejectRiskyScripts ? 'reject' : 'warn' };
-  if (opts.kubeconfig) {
-    const { KubeConfig } = await import('@kubernetes/client-node');
+  if ((opts.kubeconfig || opts.context) && opts.existingRics) throw new Error('give either --kubeconfig (--context) or --existing-rics, not both');
+  const logger = createLogger({ level: opts.logLevel, format: parseLogFormat(opts.logFormat) });
+  const ctx: ReviewContext = { gates: parseFeatureGates(opts.featureGates), compileLua: luaCompile, schema: opts.schema, riskyScripts: opts.rejectRiskyScripts ? 'reject' : 'warn', allowNoExecuteTaintPolicy: opts.allowNoExecuteTaintPolicy === true };
+  if (opts.kubeconfig || opts.context) {
     const { clusterRicLister } = await import('../../webhook/ric-source.js');
-    const kc = new KubeConfig();
-    kc.loadFromFile(opts.kubeconfig);
-    ctx.listRics = clusterRicLister(kc);
+    ctx.listRics = clusterRicLister(await loadKubeConfig(opts.kubeconfig, opts.context));
   } else if (opts.existingRics) {
     const { fileRicLister } = await import('../../webhook/ric-source.js');
     ctx.listRics = fileRicLister(opts.existingRics);
