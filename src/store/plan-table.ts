@@ -143,6 +143,8 @@ function workRow(tpl: string, policy: string, w: WorkSummary, target: number | u
 }
 
 const HEADER = ['TEMPLATE', 'POLICY', 'CLUSTER', 'REPLICAS', 'DISPATCHING', 'APPLIED', 'HEALTH', 'IMAGE', 'OVERRIDES'];
+/** `-o wide` adds where each row lives in the control plane: the binding and the Work. */
+const WIDE = ['BINDING', 'WORK'];
 
 /** `Kind/namespace/name`, or `Kind/name` for a cluster-scoped template. */
 export function templateName(r: { kind: string; namespace?: string; name: string }): string {
@@ -153,8 +155,10 @@ export function templateName(r: { kind: string; namespace?: string; name: string
  * One row per Work; then, per binding, a row per cluster it is absent from; then a row per template no
  * policy matches. A row shorter than the header ends with a note that runs past the columns.
  */
-export function formatPlanTable(r: PlanResult): string {
-  const rows: string[][] = [HEADER];
+export function formatPlanTable(r: PlanResult, opts: { wide?: boolean } = {}): string {
+  const header = opts.wide ? [...HEADER, ...WIDE] : HEADER;
+  const placed = (row: string[], binding: string, w: WorkSummary) => (opts.wide ? [...row, binding || '-', `${w.namespace}/${w.name}`] : row);
+  const rows: string[][] = [header];
   for (const b of r.bindings) {
     const res = b.spec?.resource as ObjectRef;
     const a = b.metadata.annotations ?? {};
@@ -168,14 +172,14 @@ export function formatPlanTable(r: PlanResult): string {
       const sched = findCondition(b.status?.conditions as Condition[] | undefined, BindingScheduled);
       rows.push([tpl, policy, '-', sched?.status === 'False' ? `unscheduled: ${sched.reason}: ${sched.message}` : 'no Works']);
     }
-    for (const w of works) rows.push(workRow(tpl, policy, w, targets.get(w.cluster), items.find((i) => i.clusterName === w.cluster)?.health));
+    for (const w of works) rows.push(placed(workRow(tpl, policy, w, targets.get(w.cluster), items.find((i) => i.clusterName === w.cluster)?.health), bname, w));
     for (const x of r.absent.filter((x) => x.binding === bname)) rows.push([tpl, policy, x.cluster, `${x.kind === 'filtered' ? 'filtered out' : 'not selected'}: ${x.reason}`]);
   }
   // Works of no binding: the namespace controller's, one per cluster for every Namespace it propagates.
-  for (const w of r.works.filter((x) => !x.binding && x.manifest)) rows.push(workRow(templateName(refOf(w.manifest!)), '(namespace controller)', w, undefined, undefined));
+  for (const w of r.works.filter((x) => !x.binding && x.manifest)) rows.push(placed(workRow(templateName(refOf(w.manifest!)), '(namespace controller)', w, undefined, undefined), '', w));
   for (const u of r.unmatched) rows.push([templateName(u), '-', '-', u.reason]);
   // A short row's last cell is a note: it takes no part in the column widths.
-  const widths = HEADER.map((_, i) => Math.max(...rows.filter((row) => i < row.length - 1 || row.length === HEADER.length).map((row) => row[i]!.length)));
+  const widths = header.map((_, i) => Math.max(...rows.filter((row) => i < row.length - 1 || row.length === header.length).map((row) => row[i]!.length)));
   const lines = rows.map((row) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  '));
   for (const f of r.failures) lines.push(`! ${f.controller} ${f.key}: ${f.error}`);
   return lines.join('\n') + '\n';

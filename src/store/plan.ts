@@ -88,6 +88,23 @@ export interface PlanResult {
   absent: AbsentCluster[];
 }
 
+/**
+ * The objects a plan makes, as the control plane would hold them: its bindings, then its Works (the
+ * summary's fields where Karmada keeps them). What `-o name` and `-o custom-columns` print.
+ */
+export function planObjects(r: PlanResult): KObject[] {
+  const works = r.works.map(
+    (w): KObject => ({
+      apiVersion: 'work.karmada.io/v1alpha1',
+      kind: 'Work',
+      metadata: { name: w.name, namespace: w.namespace },
+      spec: { suspendDispatching: w.dispatch === 'suspended', preserveResourcesOnDeletion: w.preserveResourcesOnDeletion, workload: { manifests: w.manifest ? [w.manifest] : [] } },
+      status: { conditions: w.conditions },
+    }),
+  );
+  return [...r.bindings, ...works];
+}
+
 export type PlanOutcome = { ok: true; result: PlanResult } | { ok: false; exitCode: 1 | 2; problems: string[] };
 
 const clusterRefs = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);

@@ -31,7 +31,7 @@ describe('usage errors exit 2 on every command', () => {
     ['completion without a shell', ['completion']],
     ['completion of an unknown shell', ['completion', 'tcsh']],
     ['crds with an unknown -o', ['crds', '-o', 'table']],
-    ['plan with an -o it does not print', ['plan', fx('app-no-namespace.yaml'), '-o', 'custom-columns=N:.metadata.name']],
+    ['plan with an -o it does not print', ['plan', fx('app-no-namespace.yaml'), '-o', 'text']],
     ['interpret with an -o it does not print', ['interpret', fx('health-ric.yaml'), '--operation', 'InterpretHealth', '--observed-file', fx('deployment.yaml'), '-o', 'wide']],
     ['validate without any input', ['validate']],
     ['plan without any input', ['plan']],

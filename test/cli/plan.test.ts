@@ -57,3 +57,22 @@ describe('plan (CLI)', () => {
     expect(r.stderr).toContain('--exit-code needs --diff-against OLD');
   });
 });
+
+describe('plan -o wide and -o custom-columns', () => {
+  it('wide adds the binding and the Work of each row; custom-columns reads the bindings and Works the plan makes', () => {
+    const wide = cli(['-f', examples, '--at', AT, '-o', 'wide']);
+    expect(wide.status, wide.stderr).toBe(0);
+    const [header, ...rows] = wide.stdout.split('\n');
+    expect(header).toMatch(/\bOVERRIDES\s+BINDING\s+WORK$/);
+    expect(rows.find((r) => r.startsWith('Deployment/default/nginx') && r.includes(' member1 '))).toMatch(/default\/nginx-deployment\s+karmada-es-member1\/nginx-[0-9a-f]+$/);
+    // the narrow table keeps its columns
+    expect(cli(['-f', examples, '--at', AT, '-o', 'table']).stdout.split('\n')[0]).toMatch(/OVERRIDES$/);
+
+    const cols = cli(['-f', examples, '--at', AT, '-o', 'custom-columns=KIND:.kind,NAME:.metadata.name,CLUSTERS:.spec.clusters[*].name,SUSPENDED:.spec.suspendDispatching']);
+    expect(cols.status, cols.stderr).toBe(0);
+    const lines = cols.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^KIND\s+NAME\s+CLUSTERS\s+SUSPENDED$/);
+    expect(lines).toContainEqual(expect.stringMatching(/^ResourceBinding\s+web-deployment\s+member1,member3\s+<none>$/));
+    expect(lines).toContainEqual(expect.stringMatching(/^Work\s+frontend-[0-9a-f]+\s+<none>\s+true$/));
+  });
+});

@@ -2,12 +2,12 @@ import type { Command } from 'commander';
 import { addCoreFlags, coreOptionsFromFlags, type CoreFlags } from '../core-flags.js';
 import { InputError, readDocuments, type SourceDocument } from '../../io/documents.js';
 import { addInputFlags, addKubernetesVersionFlag, kubernetesVersionFromFlag, readObjects, readOptionsFromFlags, type InputFlags } from '../input-flags.js';
-import { formatPlanJson, formatPlanYaml, plan, planStart, type PlanOptions } from '../../store/plan.js';
+import { formatPlanJson, formatPlanYaml, plan, planObjects, planStart, type PlanOptions } from '../../store/plan.js';
 import { formatPlanTable } from '../../store/plan-table.js';
 import { diffPlans, formatPlanDiff, planToCompare } from '../../store/plan-diff.js';
 import { planProgress } from '../plan-progress.js';
 import { addNamespaceFlag, applyNamespace, inputPaths } from '../input.js';
-import { outputOption, parseOutput, printObjects } from '../output.js';
+import { outputOption, parseOutput, printObjects, type KubeObject } from '../output.js';
 
 interface PlanFlags extends CoreFlags, InputFlags {
   filename?: string[];
@@ -31,7 +31,7 @@ function parseDuration(v: string): number {
   return m[2] === 'h' ? n * 3600 : m[2] === 'm' ? n * 60 : n;
 }
 
-const PLAN_OUTPUTS = ['yaml', 'json', 'table', 'name', 'jsonpath'] as const;
+const PLAN_OUTPUTS = ['yaml', 'json', 'table', 'wide', 'name', 'jsonpath', 'custom-columns'] as const;
 
 export function registerPlan(program: Command): void {
   addNamespaceFlag(
@@ -44,7 +44,7 @@ export function registerPlan(program: Command): void {
     .option('-f, --filename <path...>', 'templates, policies, overrides, RICs (and Clusters): files, directories or - ; repeatable')
     .option('--clusters <path...>', 'Cluster objects of the fleet to plan against (may also come with -f)')
     .option('--status <path...>', 'simulated member state: {cluster, apiVersion, kind, namespace, name, health: Healthy|Unhealthy} or {..., status: {...}}')
-    .addOption(outputOption(PLAN_OUTPUTS, 'name lists the bindings and Works the plan makes; jsonpath sees the plan as -o json prints it'))
+    .addOption(outputOption(PLAN_OUTPUTS, 'wide adds each row\'s binding and Work; name and custom-columns list the bindings and Works the plan makes; jsonpath sees the plan as -o json prints it'))
     .option('--at <time>', 'the time the plan runs at (RFC 3339); default now: pin it (e.g. 2024-01-01T00:00:00Z) for output that is the same on every run')
     .option('--run-for <duration>', 'let this much virtual time pass after loading (tolerations, grace periods), e.g. 10m')
     .option('--show-managed-fields', 'YAML: keep what the server stamps on every object (uid, resourceVersion, creationTimestamp, managedFields)')
@@ -136,9 +136,8 @@ Examples:
         process.exitCode = flags.exitCode && changes.length ? 1 : 0;
         return;
       }
-      if (output.format === 'name') {
-        const works = r.works.map((w) => ({ apiVersion: 'work.karmada.io/v1alpha1', kind: 'Work', metadata: { name: w.name, namespace: w.namespace } }));
-        process.stdout.write(printObjects([...r.bindings, ...works], output));
+      if (output.format === 'name' || output.format === 'custom-columns') {
+        process.stdout.write(printObjects(planObjects(r) as KubeObject[], output));
         process.exitCode = 0;
         return;
       }
@@ -147,7 +146,7 @@ Examples:
         process.exitCode = 0;
         return;
       }
-      const text = flags.output === 'json' ? formatPlanJson(r) : flags.output === 'table' ? formatPlanTable(r) : formatPlanYaml(r, { showManagedFields: flags.showManagedFields });
+      const text = flags.output === 'json' ? formatPlanJson(r) : flags.output === 'table' || flags.output === 'wide' ? formatPlanTable(r, { wide: flags.output === 'wide' }) : formatPlanYaml(r, { showManagedFields: flags.showManagedFields });
       process.stdout.write(text);
       process.exitCode = 0;
     });
