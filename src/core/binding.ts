@@ -42,10 +42,12 @@ import {
 } from '../api/constants.js';
 import { bindingId, bindingIdLabel } from './claim.js';
 import { CLUSTER, WORK } from './kinds.js';
-import { deepClone, deepEqual, withMeta, flat, getLabel, intern, lastOf, isTerminating, nsName, parseRefKey, refOf, removeFinalizer, uuidShaped, type KObject, type ObjectRef } from './object.js';
+import { deepClone, deepEqual } from '../json/value.js';
+import { withMeta, getLabel, lastOf, isTerminating, nsName, parseRefKey, refOf, removeFinalizer, type KObject, type ObjectRef } from './object.js';
+import { flat, intern, uuidShaped } from '../json/strings.js';
 import { applyOverridePolicies, type AppliedOverrideItem } from './override.js';
 import { emptyResult, type CoreEvent, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
-import { pruneInPlace } from '../interpreter/prune.js';
+import { pruneInPlace } from './prune.js';
 import { takeByWeight } from '../scheduler/webster.js';
 
 export const BINDING = 'binding';

@@ -14,7 +14,8 @@ import {
   MatchConditionOpNotIn,
 } from '../api/constants.js';
 import { CLUSTER, CTP } from './kinds.js';
-import { deepEqual, parseRefKey, parseTime, refOf, rfc3339, withMetaAndSpec, type Condition, type KObject } from './object.js';
+import { deepEqual } from '../json/value.js';
+import { parseRefKey, parseTime, refOf, rfc3339, withMetaAndSpec, type Condition, type KObject } from './object.js';
 import { emptyResult, type ObjectReader, type ReconcileContext, type ReconcileResult } from './ports.js';
 import { clusterMatches } from './selectors.js';
 import { taintsOf, type Taint } from './taint.js';

@@ -16,7 +16,8 @@ import {
 } from '../api/constants.js';
 import { bindingId } from './claim.js';
 import { is, RB } from './kinds.js';
-import { deepClone, deepEqual, withMeta, withMetaAndSpec, getLabel, isTerminating, parseRefKey, refKey, refOf, type KObject, type ObjectRef } from './object.js';
+import { deepClone, deepEqual } from '../json/value.js';
+import { withMeta, withMetaAndSpec, getLabel, isTerminating, parseRefKey, refKey, refOf, type KObject, type ObjectRef } from './object.js';
 import { emptyResult, type DependentObjectReference, type ObjectChange, type ObjectReader, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
 import { matchLabelSelector } from './selectors.js';
 

@@ -14,7 +14,8 @@ import { deschedule, qualifiesForDescheduling, undesiredClusters } from '../sche
 import type { Binding, Cluster } from '../scheduler/types.js';
 import { estimateUnschedulable } from './estimator.js';
 import { CLUSTER, is, RB } from './kinds.js';
-import { deepEqual, isTerminating, parseRefKey, refKey, refOf, withMetaAndSpec, type KObject, type ObjectRef } from './object.js';
+import { deepEqual } from '../json/value.js';
+import { isTerminating, parseRefKey, refKey, refOf, withMetaAndSpec, type KObject, type ObjectRef } from './object.js';
 import { emptyResult, type CoreEvent, type ObjectChange, type ReconcileContext, type ReconcileResult } from './ports.js';
 
 export const DESCHEDULER = 'descheduler';

@@ -28,7 +28,8 @@ import {
   withoutClaim,
 } from './claim.js';
 import { COP, CPP, CRB, isIgnoredNamespace, isNamespaced, OP, PP, RB } from './kinds.js';
-import { deepClone, deepEqual, withMeta, withMetaAndSpec, getLabel, isTerminating, nsName, parseRefKey, refOf, type KObject, type ObjectRef } from './object.js';
+import { deepClone, deepEqual } from '../json/value.js';
+import { withMeta, withMetaAndSpec, getLabel, isTerminating, nsName, parseRefKey, refOf, type KObject, type ObjectRef } from './object.js';
 import { emptyResult, type CoreEvent, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
 import { implicitPriority, matchesAnySelector, type ResourceSelector } from './selectors.js';
 

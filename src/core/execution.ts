@@ -38,7 +38,8 @@ import {
   WorkSuspendDispatchingReason,
 } from '../api/constants.js';
 import { CLUSTER } from './kinds.js';
-import { deepClone, deepEqual, deepEqualExcept, withMeta, findCondition, isTerminating, parseRefKey, refOf, removeFinalizer, setCondition, type Condition, type KObject, type ObjectRef } from './object.js';
+import { deepClone, deepEqual, deepEqualExcept } from '../json/value.js';
+import { withMeta, findCondition, isTerminating, parseRefKey, refOf, removeFinalizer, setCondition, type Condition, type KObject, type ObjectRef } from './object.js';
 import { emptyResult, ReaderNotReadyError, type CoreEvent, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
 
 export const EXECUTION = 'execution';

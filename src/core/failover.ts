@@ -24,7 +24,8 @@ import {
 } from '../api/constants.js';
 import { isClusterBinding, isSuspendedFor, normalizePurgeMode } from './binding.js';
 import { CLUSTER } from './kinds.js';
-import { withMetaAndSpec, deepEqual, findCondition, isTerminating, parseRefKey, parseTime, refOf, rfc3339, setCondition, type Condition, type KObject, type ObjectRef } from './object.js';
+import { withMetaAndSpec, findCondition, isTerminating, parseRefKey, parseTime, refOf, rfc3339, setCondition, type Condition, type KObject, type ObjectRef } from './object.js';
+import { deepEqual } from '../json/value.js';
 import { evalJsonPath } from './jsonpath.js';
 import { emptyResult, type AggregatedStatusItem, type CoreEvent, type ReconcileContext, type ReconcileResult } from './ports.js';
 

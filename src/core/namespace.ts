@@ -31,10 +31,12 @@ import {
   WorkNamespaceAnnotation,
   WorkPermanentIDLabel,
 } from '../api/constants.js';
-import { pruneInPlace } from '../interpreter/prune.js';
+import { pruneInPlace } from './prune.js';
 import { setManagedKeys, workPermanentId } from './binding.js';
 import { CLUSTER, isIgnoredNamespace, NAMESPACE, WORK } from './kinds.js';
-import { deepClone, deepEqual, getLabel, intern, isTerminating, parseRefKey, refKey, refOf, withMeta, type KObject } from './object.js';
+import { deepClone, deepEqual } from '../json/value.js';
+import { getLabel, isTerminating, parseRefKey, refKey, refOf, withMeta, type KObject } from './object.js';
+import { intern } from '../json/strings.js';
 import { applyOverridePolicies } from './override.js';
 import { emptyResult, type ObjectReader, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
 

@@ -1,9 +1,11 @@
 /**
- * Plain-object helpers the reconcilers share: identity of objects, deep copy and comparison, labels,
- * annotations and conditions. Objects are JSON values; nothing here knows about a store.
+ * Kubernetes-object helpers the reconcilers share: identity of objects, labels, annotations, finalizers
+ * and conditions. Objects are JSON values (generic JSON helpers live in src/json/); nothing here knows
+ * about a store.
  */
 import type { Condition } from '../api/condition.js';
 import type { ObjectMeta } from '../api/generated/types.js';
+import { flat, interner } from '../json/strings.js';
 
 /** Any Kubernetes-shaped object. Reconcilers treat what they are given as read-only. */
 export interface KObject {
@@ -76,19 +78,6 @@ export function lastOf<T>(f: (o: KObject) => T): (o: KObject) => T {
   };
 }
 
-let flattened = 0;
-/**
- * The same string, stored flat. V8 keeps a string built by concatenation (a template literal) as a tree
- * of its parts until something reads its characters, and a Map holding such keys compares trees on
- * every lookup: at 100,000 keys a lookup took 5.8 µs instead of 1.2 µs. Reading a character flattens
- * the tree in place (the sum keeps the read from being optimized away). For strings used as map keys:
- * queue keys, names in the store.
- */
-export function flat(s: string): string {
-  flattened = (flattened + s.charCodeAt(0)) | 0;
-  return s;
-}
-
 /**
  * The ref a queue key names. Every reconcile starts here, and then looks its object up by these
  * strings. apiVersion, kind and namespace come from the few strings the store's maps have already
@@ -116,77 +105,6 @@ export function nsName(namespace: string | undefined, name: string): string {
   return namespace ? `${namespace}/${name}` : name;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Copy and compare
-
-/**
- * Sets an own property, also for the key `__proto__`: user YAML may carry it as data, and a plain
- * assignment would replace the object's prototype instead.
- */
-export function setOwn(o: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
-  else o[key] = value;
-}
-
-export function deepClone<T>(v: T): T {
-  if (v === null || typeof v !== 'object') return v;
-  if (Array.isArray(v)) {
-    const out = new Array(v.length);
-    for (let i = 0; i < v.length; i++) out[i] = deepClone(v[i]);
-    return out as T;
-  }
-  const out: Record<string, unknown> = {};
-  for (const k in v as Record<string, unknown>) {
-    const x = (v as Record<string, unknown>)[k];
-    if (x === undefined) continue;
-    if (k === '__proto__') setOwn(out, k, deepClone(x));
-    else out[k] = deepClone(x);
-  }
-  return out as T;
-}
-
-/** Structural equality of JSON values; `undefined` fields count as absent. */
-export function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
-  let na = 0;
-  for (const k in ao) {
-    if (ao[k] === undefined) continue;
-    na++;
-    if (!deepEqual(ao[k], bo[k])) return false;
-  }
-  let nb = 0;
-  for (const k in bo) if (bo[k] !== undefined) nb++;
-  return na === nb;
-}
-
-/**
- * deepEqual of two objects with some top-level keys left out, without building stripped copies (the
- * watch predicates run this on every write of the types they watch).
- */
-export function deepEqualExcept(a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined, skip: ReadonlySet<string>): boolean {
-  if (a === b) return true;
-  const ao = a ?? {};
-  const bo = b ?? {};
-  let na = 0;
-  for (const k in ao) {
-    if (ao[k] === undefined || skip.has(k)) continue;
-    na++;
-    if (!deepEqual(ao[k], bo[k])) return false;
-  }
-  let nb = 0;
-  for (const k in bo) if (bo[k] !== undefined && !skip.has(k)) nb++;
-  return na === nb;
-}
-
 /**
  * A copy to change metadata on: metadata is copied, everything else shared. Label, annotation and
  * finalizer helpers replace those maps rather than mutate them, so shared values stay untouched.
@@ -198,15 +116,6 @@ export function withMeta<T extends { metadata: ObjectMeta }>(o: T): T {
 /** A copy to change metadata and top-level spec fields on. */
 export function withMetaAndSpec(o: KObject): KObject {
   return { ...o, metadata: { ...o.metadata }, spec: { ...(o.spec ?? {}) } };
-}
-
-/** Recursively freezes a value, so a reconciler that mutates what it read fails loudly in tests. */
-export function deepFreeze<T>(v: T): T {
-  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
-    Object.freeze(v);
-    for (const k in v as Record<string, unknown>) deepFreeze((v as Record<string, unknown>)[k]);
-  }
-  return v;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -322,68 +231,3 @@ export function parseTime(s: string | undefined | null): number | undefined {
   return Number.isNaN(t) ? undefined : t;
 }
 
-// ---------------------------------------------------------------------------------------------
-// JSON values
-
-export function isObject(v: unknown): v is Record<string, any> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-/** Reads a dotted path (`spec.replicas`) from a JSON value. */
-export function getPath(obj: unknown, path: string): unknown {
-  let cur: unknown = obj;
-  for (const seg of path.split('.')) {
-    if (!isObject(cur)) return undefined;
-    cur = cur[seg];
-  }
-  return cur;
-}
-
-/**
- * A uuid-shaped id from four 32-bit numbers: `${a}-${b[0..4)}-4${b[5..8)}-${variant}${c[1..4)}-${c[4..8)}${d}`
- * in hex, as one flat string. Built by concatenation it would be a tree of ten pieces, kept for the
- * lifetime of the object that carries the id.
- */
-export function uuidShaped(a: number, b: number, c: number, d: number, variant: string): string {
-  const out = UUID_CODES;
-  let i = 0;
-  for (let k = 0; k < 8; k++) out[i++] = hexCode(a, k);
-  out[i++] = DASH;
-  for (let k = 0; k < 4; k++) out[i++] = hexCode(b, k);
-  out[i++] = DASH;
-  out[i++] = FOUR;
-  for (let k = 5; k < 8; k++) out[i++] = hexCode(b, k);
-  out[i++] = DASH;
-  out[i++] = variant.charCodeAt(0);
-  for (let k = 1; k < 4; k++) out[i++] = hexCode(c, k);
-  out[i++] = DASH;
-  for (let k = 4; k < 8; k++) out[i++] = hexCode(c, k);
-  for (let k = 0; k < 8; k++) out[i++] = hexCode(d, k);
-  return String.fromCharCode.apply(null, out);
-}
-const UUID_CODES: number[] = new Array(36).fill(0);
-const HEX_DIGITS = '0123456789abcdef';
-const DASH = 0x2d;
-const FOUR = 0x34;
-/** The char code of hex digit k (0 = most significant) of x as 8 digits. */
-function hexCode(x: number, k: number): number {
-  return HEX_DIGITS.charCodeAt((x >>> (28 - 4 * k)) & 15);
-}
-
-/** One shared copy per distinct string, from a map that starts over at `max` entries. */
-function interner(max: number): (s: string) => string {
-  const seen = new Map<string, string>();
-  return (s) => {
-    const hit = seen.get(s);
-    if (hit !== undefined) return hit;
-    if (seen.size >= max) seen.clear();
-    seen.set(s, s);
-    return s;
-  };
-}
-
-/**
- * One shared copy of a string that many objects repeat (managed-key lists, applied placements):
- * V8 does not deduplicate computed strings, and at fleet scale they dominate memory.
- */
-export const intern = interner(100_001);

@@ -5,7 +5,7 @@
  */
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { COP, OP } from './kinds.js';
-import { applyPatch, escapePointerToken, getPointer, type PatchOp } from './jsonpatch.js';
+import { applyPatch, escapePointerToken, getPointer, type PatchOp } from '../json/jsonpatch.js';
 import type { KObject } from './object.js';
 import type { ObjectReader } from './ports.js';
 import { clusterMatches, implicitPriority, PriorityMatchAll, type ClusterAffinity, type ResourceSelector } from './selectors.js';

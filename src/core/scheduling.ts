@@ -12,7 +12,9 @@ import {
   SchedulerName,
 } from '../api/constants.js';
 import { CLUSTER } from './kinds.js';
-import { deepClone, deepEqual, getLabel, intern, isTerminating, parseRefKey, parseTime, refOf, type KObject, type ObjectRef } from './object.js';
+import { deepClone, deepEqual } from '../json/value.js';
+import { getLabel, isTerminating, parseRefKey, parseTime, refOf, type KObject, type ObjectRef } from './object.js';
+import { intern } from '../json/strings.js';
 import { emptyResult, type CoreEvent, type ReconcileContext, type ReconcileResult, type SchedulePass, type Write } from './ports.js';
 
 export const SCHEDULER = 'scheduler';

@@ -26,7 +26,8 @@ import { findBuiltinKind } from '../api/kubernetes-kinds.js';
 import { clusterOfWork, expectedClusters, isClusterBinding, worksOf } from './binding.js';
 import { isClusterReady, manifestsOf } from './execution.js';
 import { CLUSTER } from './kinds.js';
-import { deepEqual, findCondition, groupOf, isTerminating, nsName, parseRefKey, refOf, setCondition, versionOf, type Condition, type KObject, type ObjectRef } from './object.js';
+import { deepEqual } from '../json/value.js';
+import { findCondition, groupOf, isTerminating, nsName, parseRefKey, refOf, setCondition, versionOf, type Condition, type KObject, type ObjectRef } from './object.js';
 import { emptyResult, type AggregatedStatusItem, type CoreEvent, type ReconcileContext, type ReconcileResult } from './ports.js';
 
 export const WORK_STATUS = 'work-status';

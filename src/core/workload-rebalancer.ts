@@ -12,7 +12,8 @@
  */
 import { generateBindingName, RebalanceFailed, RebalanceObjectNotFound, RebalanceSuccessful, WorkloadRebalancerControllerName } from '../api/constants.js';
 import { CRB, is, RB, WORKLOAD_REBALANCER } from './kinds.js';
-import { deepEqual, isTerminating, parseRefKey, parseTime, refKey, refOf, rfc3339, withMetaAndSpec, type KObject } from './object.js';
+import { deepEqual } from '../json/value.js';
+import { isTerminating, parseRefKey, parseTime, refKey, refOf, rfc3339, withMetaAndSpec, type KObject } from './object.js';
 import { emptyResult, type ObjectChange, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
 
 export const WORKLOAD_REBALANCER_CONTROLLER = WorkloadRebalancerControllerName;

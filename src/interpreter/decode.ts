@@ -2,7 +2,7 @@
  * Typed decoding of script results, as Go's encoding/json into Karmada's structs would do it: unknown
  * fields are dropped, wrong JSON types and non-integral replica counts fail, quantities must parse.
  */
-import { setOwn } from '../core/object.js';
+import { setOwn } from '../json/value.js';
 import { tryParseQuantity } from '../quantity/quantity.js';
 import type { JsonValue } from '../lua/convert.js';
 import type { Component, NodeClaim, ReplicaRequirements } from './types.js';

@@ -13,7 +13,7 @@
  * timestamps but share their few replica counters, cost one ReflectStatus and one InterpretHealth run per
  * distinct set of counters rather than one per object.
  */
-import { deepClone } from '../core/object.js';
+import { deepClone } from '../json/value.js';
 
 /** An answer: a scalar as itself, anything else as one of these markers (or an object's key list). */
 const UNDEFINED = Symbol('undefined');

@@ -3,7 +3,7 @@
  * requirements (what one replica asks of a node) and the ConfigMaps/Secrets/ServiceAccounts/PVCs a pod
  * depends on. Pure functions over decoded JSON.
  */
-import { setOwn } from '../core/object.js';
+import { setOwn } from '../json/value.js';
 import { parseQuantity, Quantity } from '../quantity/quantity.js';
 
 type Obj = Record<string, unknown>;

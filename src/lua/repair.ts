@@ -9,7 +9,7 @@
  * call pays for the parts of the references its result shares, not for whole objects (Retain and
  * ReviseReplica pass whole Deployments as references).
  */
-import { setOwn } from '../core/object.js';
+import { setOwn } from '../json/value.js';
 
 /** Extra empty-object paths (typed-output `emptyObjects`), as a trie of raw keys. */
 export interface TrieNode {

@@ -3,7 +3,7 @@
  * processed is not handed out again until done() (re-adds while processing are remembered), failed
  * keys come back with per-key exponential backoff, and keys can be scheduled for later.
  */
-import { flat } from '../core/object.js';
+import { flat } from '../json/strings.js';
 
 export interface QueueOptions {
   /** Milliseconds since an arbitrary origin; virtual in the embedded control plane. */

@@ -7,7 +7,7 @@
 import { refOf, type KObject, type ObjectRef } from '../core/object.js';
 import type { Continuation, ControllerSpec, ReconcileContext, ReconcileResult, Write } from '../core/ports.js';
 import type { ObjectReader } from '../core/ports.js';
-import type { Store, WatchEvent, WatchHandler } from '../store/types.js';
+import type { Store, WatchEvent, WatchHandler } from './store-port.js';
 import { RateLimitedQueue, type QueueObserver } from './queue.js';
 
 export interface RunnerOptions {

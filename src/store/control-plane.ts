@@ -9,7 +9,8 @@ import { desiredClusterTaints } from '../core/taint.js';
 import { noExecuteEvictionMode } from '../core/taint-manager.js';
 import { BUILTIN_KINDS, findBuiltinKind } from '../api/kubernetes-kinds.js';
 import { CLUSTER, is, isTemplateType, RIC } from '../core/kinds.js';
-import { deepClone, describeRef, refOf, rfc3339, type KObject, type ObjectRef } from '../core/object.js';
+import { deepClone } from '../json/value.js';
+import { describeRef, refOf, rfc3339, type KObject, type ObjectRef } from '../core/object.js';
 import { withCoreDefaults, type CoreOptions, type DependentObjectReference, type Interpreter, type ScheduleFn } from '../core/ports.js';
 import { createInterpreter, type Interpreter as RealInterpreter } from '../interpreter/interpreter.js';
 import { schedule } from '../scheduler/index.js';
@@ -18,7 +19,7 @@ import { isAdmissionKind, mutate } from '../validation/rules.js';
 import { Runner, type RunStats } from '../runtime/runner.js';
 import { EmbeddedStore, type Admission } from './embedded.js';
 import { MemberSimulator, type MemberOverride } from './members.js';
-import type { WatchEvent } from './types.js';
+import type { WatchEvent } from '../runtime/store-port.js';
 
 export interface ControlPlaneOptions {
   /** Virtual time at start. Default 2024-01-01T00:00:00Z, so that output is reproducible. */

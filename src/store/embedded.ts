@@ -11,8 +11,10 @@ import {
   ResourceBindingPermanentIDLabel,
 } from '../api/constants.js';
 import type { CoreEvent, ListOptions } from '../core/ports.js';
-import { deepClone, deepEqual, deepFreeze, describeRef, flat, refKey, rfc3339, typeKey, uuidShaped, type KObject, type ObjectRef, type TypeRef } from '../core/object.js';
-import { StoreError, type RecordedEvent, type Store, type WatchEvent, type WatchHandler } from './types.js';
+import { deepClone, deepEqual, deepFreeze } from '../json/value.js';
+import { describeRef, refKey, rfc3339, typeKey, type KObject, type ObjectRef, type TypeRef } from '../core/object.js';
+import { flat, uuidShaped } from '../json/strings.js';
+import { StoreError, type RecordedEvent, type Store, type WatchEvent, type WatchHandler } from '../runtime/store-port.js';
 
 /** A mutating admission step run on control-plane creates and updates (the webhooks' defaulting). */
 export type Admission = (op: 'create' | 'update', obj: KObject, old: KObject | undefined) => KObject;
@@ -127,7 +129,7 @@ export class EmbeddedStore implements Store {
   // Reading
 
   get(type: TypeRef, namespace: string | undefined, name: string, cluster?: string): KObject | undefined {
-    // Names built by concatenation compare slowly against the flat keys (core/object.ts flat()).
+    // Names built by concatenation compare slowly against the flat keys (json/strings.ts flat()).
     return this.table(type, cluster, false)?.byNamespace.get(flat(namespace ?? ''))?.get(flat(name))?.obj;
   }
 

@@ -14,7 +14,7 @@ import type { Condition, KObject, ObjectRef } from '../core/object.js';
 import type { RunStats } from '../runtime/runner.js';
 import { ControlPlane } from './control-plane.js';
 import { absentClusters, appliedOverrides, unmatchedTemplates, type AbsentCluster, type UnmatchedTemplate } from './plan-table.js';
-import type { RecordedEvent } from './types.js';
+import type { RecordedEvent } from '../runtime/store-port.js';
 
 export interface PlanOptions {
   /** Virtual time the plan runs at; default now (to the second). Pin it for reproducible output. */

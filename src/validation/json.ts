@@ -42,8 +42,8 @@ export function strMap(v: unknown): Array<[string, string]> {
 }
 
 // Deep copy (several times faster than structuredClone, which matters per admission review), equality and
-// the `__proto__`-safe setter are the core's: one implementation for JSON data everywhere.
-export { deepClone as clone, deepEqual, setOwn } from '../core/object.js';
+// the `__proto__`-safe setter are src/json's: one implementation for JSON data everywhere.
+export { deepClone as clone, deepEqual, setOwn } from '../json/value.js';
 
 /** Gets or creates a child object, replacing a non-object value (only used on objects being defaulted). */
 export function child(parent: Obj, key: string): Obj {

@@ -1,9 +1,9 @@
 /**
- * RFC 6902 JSON Patch: the diff a mutating webhook answers with (applying patches is src/core/jsonpatch.ts).
+ * RFC 6902 JSON Patch: the diff a mutating webhook answers with (applying patches is src/json/jsonpatch.ts).
  * The diff is minimal for what the mutators do (add or replace fields, append to lists, remove fields);
  * a list that changes in any other way is replaced whole.
  */
-import { escapePointerToken as escapePointer, type PatchOp } from '../core/jsonpatch.js';
+import { escapePointerToken as escapePointer, type PatchOp } from '../json/jsonpatch.js';
 import { deepEqual, isObj } from '../validation/json.js';
 
 export function createPatch(from: unknown, to: unknown, path = '', out: PatchOp[] = []): PatchOp[] {

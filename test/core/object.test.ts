@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseRefKey, refKey, uuidShaped } from '../../src/core/object.js';
+import { parseRefKey, refKey } from '../../src/core/object.js';
+import { uuidShaped } from '../../src/json/strings.js';
 
 /** The id layout written the obvious way, to check the one-string builder against. */
 function byConcatenation(a: number, b: number, c: number, d: number, variant: string): string {

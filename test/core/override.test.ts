@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyPatch } from '../../src/core/jsonpatch.js';
+import { applyPatch } from '../../src/json/jsonpatch.js';
 import { applyOverriders, formatImage, overrideImage, parseImage } from '../../src/core/override.js';
 import type { KObject } from '../../src/core/object.js';
 

@@ -9,7 +9,7 @@ import { InterpreterPool, type CallOutcome } from '../../src/interpreter/pool.js
 import type { RIC } from '../../src/interpreter/types.js';
 import { Runner } from '../../src/runtime/runner.js';
 import { interpreterPort } from '../../src/store/control-plane.js';
-import type { WatchHandler } from '../../src/store/types.js';
+import type { WatchHandler } from '../../src/runtime/store-port.js';
 import { scaled } from '../time-scale.js';
 
 const pools: InterpreterPool[] = [];

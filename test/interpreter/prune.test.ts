@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { removeIrrelevantFields } from '../../src/interpreter/prune.js';
+import { removeIrrelevantFields } from '../../src/core/prune.js';
 import { createInterpreter } from '../../src/interpreter/interpreter.js';
 
 describe('removeIrrelevantFields (spec §8 examples)', () => {

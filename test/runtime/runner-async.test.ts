@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KObject, ObjectRef, TypeRef } from '../../src/core/object.js';
 import type { ControllerSpec, CoreEvent, ListOptions } from '../../src/core/ports.js';
 import { Runner, type AsyncWriter } from '../../src/runtime/runner.js';
-import { StoreError, type WatchEvent, type WatchHandler } from '../../src/store/types.js';
+import { StoreError, type WatchEvent, type WatchHandler } from '../../src/runtime/store-port.js';
 import { selectControllers } from '../../src/kube/controller.js';
 import { parseDuration } from '../../src/cli/commands/controller.js';
 

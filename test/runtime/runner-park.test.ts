@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KObject, ObjectRef } from '../../src/core/object.js';
 import type { ControllerSpec, CoreEvent } from '../../src/core/ports.js';
 import { Runner, type AsyncWriter } from '../../src/runtime/runner.js';
-import type { WatchHandler } from '../../src/store/types.js';
+import type { WatchHandler } from '../../src/runtime/store-port.js';
 
 const context = () => ({ interpreter: undefined as never, schedule: undefined as never, options: { policyPreemption: false, gracefulEvictionTimeoutSeconds: 600, skippedPropagatingNamespaces: [] } });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EmbeddedStore } from '../../src/store/embedded.js';
-import type { WatchEvent } from '../../src/store/types.js';
+import type { WatchEvent } from '../../src/runtime/store-port.js';
 import type { KObject } from '../../src/core/object.js';
 
 const cm = (name: string, data: Record<string, string> = {}, extra: Partial<KObject['metadata']> = {}): KObject => ({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { applyPatch, escapePointerToken as escapePointer } from '../../src/core/jsonpatch.js';
+import { applyPatch, escapePointerToken as escapePointer } from '../../src/json/jsonpatch.js';
 import { createPatch } from '../../src/webhook/patch.js';
 
 const sortKeys = (v: unknown): unknown =>

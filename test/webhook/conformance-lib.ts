@@ -3,7 +3,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { review, MAX_BODY_BYTES, type ReviewContext, type ReviewOutcome } from '../../src/webhook/review.js';
-import { applyPatch, type PatchOp } from '../../src/core/jsonpatch.js';
+import { applyPatch, type PatchOp } from '../../src/json/jsonpatch.js';
 import { luaCompile } from '../../src/validation/lua-compile.js';
 import type { FeatureGates } from '../../src/validation/binding.js';
 

@@ -1,6 +1,6 @@
 /**
  * The store interface the runner and the CLI use: the core's read port plus writes, watches and
- * events. Two implementations: the embedded in-memory control plane (here) and the Kubernetes one
+ * events. Two implementations: the embedded in-memory control plane (src/store/embedded.ts) and the Kubernetes one
  * (controller issue). `cluster` undefined addresses the control plane; a name addresses that member.
  */
 import type { CoreEvent, ObjectReader } from '../core/ports.js';

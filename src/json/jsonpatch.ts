@@ -2,7 +2,7 @@
  * RFC 6902 add/remove/replace over RFC 6901 pointers, strict like the Go library Karmada uses: a
  * missing parent, or removing/replacing a missing member, is an error naming the path.
  */
-import { deepClone, isObject, setOwn } from './object.js';
+import { deepClone, isObject, setOwn } from './value.js';
 
 export interface PatchOp {
   op: 'add' | 'remove' | 'replace';
