@@ -156,6 +156,8 @@ describe('npx karmada-lite: the build when it is current, the sources otherwise'
   mkdirSync(join(dir, 'src', 'cli'), { recursive: true });
   mkdirSync(join(dir, 'dist'));
   cpSync(join(root, 'bin', 'karmada-lite.mjs'), join(dir, 'bin', 'karmada-lite.mjs'));
+  mkdirSync(join(dir, 'scripts'));
+  cpSync(join(root, 'scripts', 'bundle-inputs.mjs'), join(dir, 'scripts', 'bundle-inputs.mjs'));
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
   writeFileSync(join(dir, 'package.json'), '{"type": "module"}\n');
   writeFileSync(join(dir, 'src', 'cli', 'entry.ts'), "const ran: string = 'sources';\nconsole.log(ran);\n");

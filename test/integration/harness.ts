@@ -1,12 +1,13 @@
 // Shared by the end-to-end suites: the real binary (dist/karmada-lite, or $KARMADA_LITE_DIST/karmada-lite)
 // started against the host apiserver, and helpers to reach the host and member apiservers.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import path from 'node:path';
 import { RestClient } from '../../src/kube/rest.js';
 import { cluster, k8sEnv, kubeConfig, repoRoot, waitFor, type ClusterName } from './env.js';
 import { freePort, get, ignoreConflict, installCrds, registerMembers as registerEnvMembers } from './k8s-env.js';
+import { newestBundleInput } from '../../scripts/bundle-inputs.mjs';
 
 export { freePort, get, ignoreConflict, installCrds };
 
@@ -14,15 +15,9 @@ export { freePort, get, ignoreConflict, installCrds };
 export const distDir = process.env.KARMADA_LITE_DIST ? path.resolve(process.env.KARMADA_LITE_DIST) : path.join(repoRoot, 'dist');
 export const binary = path.join(distDir, 'karmada-lite');
 
-/** The newest mtime under these paths: the binary is rebuilt when a source is newer. */
-function newest(p: string): number {
-  const st = statSync(p);
-  if (!st.isDirectory()) return st.mtimeMs;
-  return Math.max(st.mtimeMs, ...readdirSync(p).map((n) => newest(path.join(p, n))));
-}
-
 export function ensureBinary(): void {
-  const stale = !existsSync(binary) || statSync(binary).mtimeMs < Math.max(newest(path.join(repoRoot, 'src')), newest(path.join(repoRoot, 'interpreters')));
+  // Rebuilt when anything the bundle is made of is newer, as the launcher decides (scripts/bundle-inputs.mjs).
+  const stale = !existsSync(binary) || statSync(binary).mtimeMs < newestBundleInput(repoRoot);
   if (!stale) return;
   const r = spawnSync(process.execPath, [path.join(repoRoot, 'scripts', 'build.mjs')], { cwd: repoRoot, stdio: 'inherit', env: { ...process.env, KARMADA_LITE_DIST: distDir } });
   if (r.status !== 0) throw new Error('node scripts/build.mjs failed');
