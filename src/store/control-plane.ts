@@ -3,7 +3,7 @@
  * webhooks, the core's controllers on the runner, the real scheduler and interpreter, and a virtual
  * clock. `karmada-lite plan`, the scenarios and the bench drive it.
  */
-import { ClusterControllerFinalizer, ClusterConditionReady, ClusterReadyMessage, ClusterReadyReason, DefaultClusterFailureThresholdSeconds } from '../api/constants.js';
+import { ClusterControllerFinalizer, ClusterConditionReady, ClusterReadyMessage, ClusterReadyReason, DefaultClusterFailureThresholdSeconds, ResourceBindingPermanentIDLabel } from '../api/constants.js';
 import { coreControllers, selectControllers } from '../core/controllers.js';
 import { desiredClusterTaints } from '../core/taint.js';
 import { noExecuteEvictionMode } from '../core/taint-manager.js';
@@ -262,7 +262,7 @@ export function karmadaAdmission(
   // The binding webhook only stamps a missing permanent id: nothing to do once it is there.
   const skip =
     (obj.kind === 'Work' && !!obj.metadata.labels?.['work.karmada.io/permanent-id']) ||
-    (obj.kind === 'ResourceBinding' && !!obj.metadata.labels?.['resourcebinding.karmada.io/permanent-id']) ||
+    (obj.kind === 'ResourceBinding' && !!obj.metadata.labels?.[ResourceBindingPermanentIDLabel]) ||
     (obj.kind === 'ClusterResourceBinding' && !!obj.metadata.labels?.['clusterresourcebinding.karmada.io/permanent-id']);
   if (!skip && isAdmissionKind(obj.kind) && obj.apiVersion.includes('karmada.io')) {
     const res = mutate(obj.kind, { operation: op === 'create' ? 'CREATE' : 'UPDATE', namespace: obj.metadata.namespace ?? '', object: obj as never, oldObject: old as never }, { uuid });

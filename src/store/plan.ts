@@ -7,7 +7,7 @@ import { stringify } from 'yaml';
 import { describeObject, documentLocation, type SourceDocument } from '../io/documents.js';
 import { lintDocuments } from '../validation/lint.js';
 import { formatLintResult } from '../validation/lint.js';
-import { getClusterName } from '../api/constants.js';
+import { ClusterResourceBindingAnnotation, getClusterName, ResourceBindingNameAnnotation, ResourceBindingNamespaceAnnotation } from '../api/constants.js';
 import { CLUSTER, COP, CPP, CRB, is, OP, PP, RB, RIC, WORK } from '../core/kinds.js';
 import { withCoreDefaults, type CoreOptions } from '../core/ports.js';
 import type { Condition, KObject, ObjectRef } from '../core/object.js';
@@ -95,8 +95,8 @@ export interface PlanResult {
 export function planObjects(r: PlanResult): KObject[] {
   const works = r.works.map(
     (w): KObject => ({
-      apiVersion: 'work.karmada.io/v1alpha1',
-      kind: 'Work',
+      apiVersion: WORK.apiVersion,
+      kind: WORK.kind,
       metadata: { name: w.name, namespace: w.namespace },
       spec: { suspendDispatching: w.dispatch === 'suspended', preserveResourcesOnDeletion: w.preserveResourcesOnDeletion, workload: { manifests: w.manifest ? [w.manifest] : [] } },
       status: { conditions: w.conditions },
@@ -268,7 +268,7 @@ function collect(cp: ControlPlane, stats: RunStats, warnings: string[], skipped:
     .sort(byName)
     .map((w) => {
       const a = w.metadata.annotations ?? {};
-      const binding = a['resourcebinding.karmada.io/name'] ? `${a['resourcebinding.karmada.io/namespace']}/${a['resourcebinding.karmada.io/name']}` : (a['clusterresourcebinding.karmada.io/name'] ?? '');
+      const binding = a[ResourceBindingNameAnnotation] ? `${a[ResourceBindingNamespaceAnnotation]}/${a[ResourceBindingNameAnnotation]}` : (a[ClusterResourceBindingAnnotation] ?? '');
       return {
         cluster: getClusterName(w.metadata.namespace!),
         namespace: w.metadata.namespace!,
