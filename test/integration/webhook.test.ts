@@ -38,6 +38,7 @@ const GVR: Record<string, { group: string; version: string; plural: string; name
   ResourceBinding: { group: 'work.karmada.io', version: 'v1alpha2', plural: 'resourcebindings', namespaced: true },
   Work: { group: 'work.karmada.io', version: 'v1alpha1', plural: 'works', namespaced: true },
   ResourceInterpreterCustomization: { group: 'config.karmada.io', version: 'v1alpha1', plural: 'resourceinterpretercustomizations', namespaced: false },
+  ClusterTaintPolicy: { group: 'policy.karmada.io', version: 'v1alpha1', plural: 'clustertaintpolicies', namespaced: false },
 };
 
 /** Tags an object with this run's label and, for cluster-scoped kinds, a run-unique name. */
@@ -257,6 +258,28 @@ describe('admission webhook on the host apiserver', () => {
     const first = await create(mine({ ...base, metadata: { name: 'widget-a' } }));
     const { status } = await apiError(create(mine({ ...base, metadata: { name: 'widget-b' } })));
     expect(status.message).toContain(`conflicting with InterpreterOperation(InterpretReplica) of existing ResourceInterpreterCustomization(${first.metadata.name})`);
+  });
+
+  it('validates ClusterTaintPolicies on /validate-clustertaintpolicy: NoExecute refused with Karmada\'s text, NoSchedule admitted', async () => {
+    const policy = (name: string, effect: string) =>
+      mine({
+        apiVersion: 'policy.karmada.io/v1alpha1',
+        kind: 'ClusterTaintPolicy',
+        metadata: { name },
+        spec: { addOnConditions: [{ conditionType: 'Ready', operator: 'In', statusValues: ['False'] }], taints: [{ key: 'cluster.karmada.io/not-ready', effect }] },
+      });
+    const { code, status } = await apiError(create(policy('evict', 'NoExecute')));
+    expect(code).toBe(403);
+    expect(status.message).toContain(
+      'denied the request: spec.taints[0]: Forbidden: Configuring taint with NoExecute effect is not allowed, this capability must be explicitly enabled by administrators through command-line flags',
+    );
+    const admitted = policy('no-schedule', 'NoSchedule');
+    try {
+      expect((await create(admitted)).spec.taints).toEqual([{ key: 'cluster.karmada.io/not-ready', effect: 'NoSchedule' }]);
+    } finally {
+      await ignore(custom.deleteClusterCustomObject({ group: 'policy.karmada.io', version: 'v1alpha1', plural: 'clustertaintpolicies', name: admitted.metadata.name }), 404);
+    }
+    expect(logs.some((l) => l.verdict === 'denied' && l.kind === 'ClusterTaintPolicy')).toBe(true);
   });
 
   it('with failurePolicy Fail, refuses writes while the webhook is down', async () => {
