@@ -192,7 +192,12 @@ async function typesModule(): Promise<string> {
     // ObjectMeta's anyOf(required name | generateName) would otherwise become a union of two interfaces.
     if (rest.anyOf && rest.properties) delete rest.anyOf;
     defs[rest.title] = forTypes(rewriteRefs(rest, $id));
+    // A stored object always has apiVersion and kind (the store sets them), so the core's KObject accepts it.
+    if (_m) defs[rest.title].required = [...new Set(['apiVersion', 'kind', ...(defs[rest.title].required ?? [])])];
   }
+  // A Work's manifests are whole Kubernetes objects (the store and the core read their apiVersion, kind and
+  // metadata); the schema keeps them open, as Karmada's does, so only the types say so.
+  defs.Work.properties.spec.properties.workload.properties.manifests.items.tsType = 'KubernetesObject';
   const rootSchema = { title: 'KarmadaLiteAPI', type: 'object', additionalProperties: false, properties: mapValues(defs, (_v) => ({})), definitions: defs };
   for (const name of Object.keys(defs)) rootSchema.properties[name] = { $ref: `#/definitions/${name}` };
   let ts = await compile(rootSchema as Json, 'KarmadaLiteAPI', {
@@ -206,6 +211,21 @@ async function typesModule(): Promise<string> {
   });
   // The synthetic root only exists to pull every definition into one file.
   ts = ts.replace(/export interface KarmadaLiteAPI \{[\s\S]*?\n\}\n/, '');
+  ts += `
+/** Any Kubernetes object, as a Work's manifests hold them. */
+export interface KubernetesObject {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  [field: string]: unknown;
+}
+`;
+  // Kinds and ObjectMeta as object type aliases, not interfaces: only those have the implicit index signature
+  // that makes a Work assignable to the core's KObject (`[field: string]: unknown`), and metadata to a JSON
+  // record, without a cast.
+  for (const title of [...kinds.map((f) => f.schema.title as string), 'ObjectMeta']) {
+    ts = ts.replace(new RegExp(`^export interface ${title} \\{\\n([\\s\\S]*?)^\\}$`, 'm'), `export type ${title} = {\n$1};`);
+  }
   return ts;
 }
 /** Local `#/definitions/Title` refs, so json-schema-to-typescript emits each shared type once. */

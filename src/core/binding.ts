@@ -41,9 +41,11 @@ import {
   WorkPermanentIDLabel,
 } from '../api/constants.js';
 import { bindingId, bindingIdLabel } from './claim.js';
-import { CLUSTER, WORK } from './kinds.js';
+import { bindingType, CLUSTER, WORK, type Binding, type BindingTarget, type GracefulEvictionTask } from './kinds.js';
 import { deepClone, deepEqual } from '../json/value.js';
-import { withMeta, getLabel, lastOf, isTerminating, nsName, parseRefKey, refOf, removeFinalizer, type KObject, type ObjectRef } from './object.js';
+import { withMeta, getLabel, lastOf, isTerminating, nsName, parseRefKey, refOf, removeFinalizer, type KObject } from './object.js';
+import { errorMessage } from '../json/error.js';
+import type { ResourceBindingSpec, Work } from '../api/generated/types.js';
 import { flat, intern, uuidShaped } from '../json/strings.js';
 import { applyOverridePolicies, type AppliedOverrideItem } from './override.js';
 import { emptyResult, type CoreEvent, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
@@ -54,27 +56,11 @@ export const BINDING = 'binding';
 /** Karmada's Work path drops a Job's ttlSecondsAfterFinished too (native-interpreters spec §8). */
 const PRUNE_FOR_WORK = { jobTTL: true } as const;
 
-interface GracefulEvictionTask {
-  fromCluster: string;
-  purgeMode?: string;
-  suppressDeletion?: boolean;
-  creationTimestamp?: string;
-  gracePeriodSeconds?: number;
-  reason?: string;
-  producer?: string;
-  replicas?: number;
-}
-
-interface TargetCluster {
-  name: string;
-  replicas?: number;
-}
-
-export function isClusterBinding(b: KObject): boolean {
+export function isClusterBinding(b: { kind: string }): boolean {
   return b.kind === 'ClusterResourceBinding';
 }
 
-function controllerName(b: KObject): string {
+function controllerName(b: { kind: string }): string {
   return isClusterBinding(b) ? ClusterResourceBindingControllerName : BindingControllerName;
 }
 
@@ -85,31 +71,31 @@ export function normalizePurgeMode(mode: string | undefined): string | undefined
   return mode;
 }
 
-export function evictionTasksOf(b: KObject): GracefulEvictionTask[] {
-  return (b.spec?.gracefulEvictionTasks ?? []) as GracefulEvictionTask[];
+export function evictionTasksOf(b: Binding): GracefulEvictionTask[] {
+  return b.spec?.gracefulEvictionTasks ?? [];
 }
 
 /** Clusters whose Works the binding keeps: scheduled, required by dependents, or evicted but not purged yet. */
-export function expectedClusters(b: KObject): Set<string> {
+export function expectedClusters(b: Binding): Set<string> {
   const out = new Set<string>();
-  for (const c of (b.spec?.clusters ?? []) as TargetCluster[]) out.add(c.name);
-  for (const r of (b.spec?.requiredBy ?? []) as Array<{ clusters?: TargetCluster[] }>) for (const c of r.clusters ?? []) out.add(c.name);
+  for (const c of b.spec?.clusters ?? []) out.add(c.name);
+  for (const r of b.spec?.requiredBy ?? []) for (const c of r.clusters ?? []) out.add(c.name);
   for (const t of evictionTasksOf(b)) if (normalizePurgeMode(t.purgeMode) !== PurgeModeDirectly) out.add(t.fromCluster);
   return out;
 }
 
 /** The Works of a binding, found by its permanent id. */
-export function worksOf(ctx: ReconcileContext, b: KObject): KObject[] {
+export function worksOf(ctx: ReconcileContext, b: Binding): Work[] {
   return ctx.reader.list(WORK, { labels: { [bindingIdLabel(b)]: bindingId(b) } });
 }
 
-export function clusterOfWork(w: KObject): string {
+export function clusterOfWork(w: { metadata: { namespace?: string } }): string {
   return getClusterName(w.metadata.namespace ?? '');
 }
 
 export function reconcileBinding(ctx: ReconcileContext, key: string): ReconcileResult {
   const ref = parseRefKey(key);
-  const b = ctx.reader.get(ref, ref.namespace, ref.name);
+  const b = ctx.reader.get(bindingType(ref), ref.namespace, ref.name);
   if (!b) return emptyResult();
   const works = worksOf(ctx, b);
   const writes: Write[] = [];
@@ -130,13 +116,13 @@ export function reconcileBinding(ctx: ReconcileContext, key: string): ReconcileR
 
   // Orphans: Works in clusters the binding no longer expects.
   const expected = expectedClusters(b);
-  const live: KObject[] = [];
+  const live: Work[] = [];
   for (const w of works) {
     let cluster: string;
     try {
       cluster = clusterOfWork(w);
     } catch (e) {
-      events.push({ involvedObject: bref, type: 'Warning', reason: EventReasonCleanupWorkFailed, message: (e as Error).message, source });
+      events.push({ involvedObject: bref, type: 'Warning', reason: EventReasonCleanupWorkFailed, message: errorMessage(e), source });
       continue;
     }
     if (!expected.has(cluster)) {
@@ -150,14 +136,14 @@ export function reconcileBinding(ctx: ReconcileContext, key: string): ReconcileR
     return { writes, events, requeueAfterSeconds: DirectlyPurgeRequeueSeconds };
   }
 
-  const r = b.spec?.resource as ObjectRef | undefined;
+  const r = b.spec?.resource;
   if (!r) return { writes, events };
   const tpl = ctx.reader.get(r, r.namespace, r.name);
   if (!tpl) return { writes, events };
 
-  const targets: TargetCluster[] = [...((b.spec?.clusters ?? []) as TargetCluster[])];
+  const targets: BindingTarget[] = [...(b.spec?.clusters ?? [])];
   const seen = new Set(targets.map((t) => t.name));
-  for (const req of (b.spec?.requiredBy ?? []) as Array<{ clusters?: TargetCluster[] }>) {
+  for (const req of b.spec?.requiredBy ?? []) {
     for (const c of req.clusters ?? []) {
       if (!seen.has(c.name)) {
         seen.add(c.name);
@@ -176,7 +162,7 @@ export function reconcileBinding(ctx: ReconcileContext, key: string): ReconcileR
       const rendered = renderWork(ctx, b, tpl, target, byCluster.get(target.name), events, revisions, decorated, completions?.get(target.name));
       if (rendered) writes.push(rendered);
     } catch (e) {
-      errors.push((e as Error).message);
+      errors.push(errorMessage(e));
     }
   }
   const tref = refOf(tpl);
@@ -193,7 +179,7 @@ export function reconcileBinding(ctx: ReconcileContext, key: string): ReconcileR
   return { writes, events };
 }
 
-function safeCluster(w: KObject): string {
+function safeCluster(w: Work): string {
   try {
     return clusterOfWork(w);
   } catch {
@@ -205,7 +191,7 @@ function safeCluster(w: KObject): string {
  * A Divided Job's completions, split across its clusters in proportion to their replicas (Webster's
  * method, ties broken by the template's uid), as Karmada re-splits them per cluster.
  */
-export function jobCompletions(b: KObject, tpl: KObject, targets: readonly TargetCluster[]): Map<string, number> | undefined {
+export function jobCompletions(b: Binding, tpl: KObject, targets: readonly BindingTarget[]): Map<string, number> | undefined {
   if (tpl.apiVersion !== 'batch/v1' || tpl.kind !== 'Job') return undefined;
   const completions = tpl.spec?.completions;
   if (typeof completions !== 'number' || (b.spec?.replicas ?? 0) <= 0) return undefined;
@@ -215,19 +201,19 @@ export function jobCompletions(b: KObject, tpl: KObject, targets: readonly Targe
   return new Map(seats.map((x) => [x.name, x.seats]));
 }
 
-function isWorkloadBinding(b: KObject): boolean {
+function isWorkloadBinding(b: Binding): boolean {
   return (b.spec?.replicas ?? 0) > 0 || !!b.spec?.replicaRequirements || (b.spec?.components?.length ?? 0) > 0;
 }
 
 /** The conflict-resolution annotation a Work gets: the template's valid annotation, else the binding's policy. */
-export function conflictResolutionFor(tpl: KObject, b: KObject): string {
+export function conflictResolutionFor(tpl: KObject, b: Binding): string {
   const a = tpl.metadata.annotations?.[ConflictResolutionAnnotation];
   if (a === ConflictResolutionOverwrite || a === ConflictResolutionAbort) return a;
   return b.spec?.conflictResolution === 'Overwrite' ? ConflictResolutionOverwrite : ConflictResolutionAbort;
 }
 
-export function isSuspendedFor(b: KObject, cluster: string): boolean {
-  const s = b.spec?.suspension as { dispatching?: boolean; dispatchingOnClusters?: { clusterNames?: string[] } } | undefined;
+export function isSuspendedFor(b: { spec?: ResourceBindingSpec }, cluster: string): boolean {
+  const s = b.spec?.suspension;
   if (!s) return false;
   return s.dispatching === true || (s.dispatchingOnClusters?.clusterNames ?? []).includes(cluster);
 }
@@ -241,10 +227,10 @@ const workNameOf = lastOf((tpl: KObject) => flat(generateWorkName(tpl.kind, tpl.
 /** Builds the Work for one target cluster and returns the write that brings the store to it, if any. */
 function renderWork(
   ctx: ReconcileContext,
-  b: KObject,
+  b: Binding,
   tpl: KObject,
-  target: TargetCluster,
-  existing: KObject | undefined,
+  target: BindingTarget,
+  existing: Work | undefined,
   events: CoreEvent[],
   revisions: Map<number, KObject>,
   decorated: Map<KObject, KObject>,
@@ -278,7 +264,7 @@ function renderWork(
     clusterOverrides = out.clusterOverrides;
     namespacedOverrides = out.namespacedOverrides;
   } catch (e) {
-    events.push({ involvedObject: refOf(tpl), type: 'Warning', reason: EventReasonApplyOverridePolicyFailed, message: (e as Error).message, source: controllerName(b) });
+    events.push({ involvedObject: refOf(tpl), type: 'Warning', reason: EventReasonApplyOverridePolicyFailed, message: errorMessage(e), source: controllerName(b) });
     throw e;
   }
   if (clusterOverrides.length || namespacedOverrides.length) {
@@ -360,9 +346,9 @@ function renderWork(
  * Gate StatefulFailoverInjection: the state preserved by the last eviction goes, as labels, to the one
  * cluster the application moved to, when that eviction was Directly and the cluster is a new one.
  */
-function injectedLabels(b: KObject, cluster: string): Record<string, string> | undefined {
-  if (((b.spec?.clusters ?? []) as unknown[]).length !== 1) return undefined;
-  const tasks = (b.spec?.gracefulEvictionTasks ?? []) as Array<{ purgeMode?: string; clustersBeforeFailover?: string[]; preservedLabelState?: Record<string, string> }>;
+function injectedLabels(b: Binding, cluster: string): Record<string, string> | undefined {
+  if ((b.spec?.clusters ?? []).length !== 1) return undefined;
+  const tasks = b.spec?.gracefulEvictionTasks ?? [];
   const last = tasks[tasks.length - 1];
   if (!last?.preservedLabelState || normalizePurgeMode(last.purgeMode) !== PurgeModeDirectly) return undefined;
   if ((last.clustersBeforeFailover ?? []).includes(cluster)) return undefined;
@@ -370,7 +356,7 @@ function injectedLabels(b: KObject, cluster: string): Record<string, string> | u
 }
 
 /** The labels and annotations Karmada puts on a Work's manifest (BuildWork and CreateOrUpdateWork), in place. */
-function decorateManifest(manifest: KObject, b: KObject, tpl: KObject, crb: boolean, idLabel: string, id: string, workName: string, workNs: string, workId: string): void {
+function decorateManifest(manifest: KObject, b: Binding, tpl: KObject, crb: boolean, idLabel: string, id: string, workName: string, workNs: string, workId: string): void {
   manifest.metadata.labels = { ...(manifest.metadata.labels ?? {}), [idLabel]: id };
   const mAnn: Record<string, string> = { ...(manifest.metadata.annotations ?? {}) };
   const gen = tpl.metadata.generation ?? 0;

@@ -109,7 +109,7 @@ export function removeCPPClaim(obj: KObject): void {
  * A copy of obj without the claim of the policy kind given, or undefined when obj does not carry that
  * policy id (the guard that protects a newer claim).
  */
-export function withoutClaim(obj: KObject, cluster: boolean, id: string): KObject | undefined {
+export function withoutClaim<T extends KObject>(obj: T, cluster: boolean, id: string): T | undefined {
   const label = cluster ? ClusterPropagationPolicyPermanentIDLabel : PropagationPolicyPermanentIDLabel;
   if (getLabel(obj, label) !== id) return undefined;
   const copy = withMeta(obj);

@@ -15,18 +15,19 @@ import {
 } from '../api/constants.js';
 import { CLUSTER, CTP } from './kinds.js';
 import { deepEqual } from '../json/value.js';
-import { parseRefKey, parseTime, refOf, rfc3339, withMetaAndSpec, type Condition, type KObject } from './object.js';
+import type { ClusterTaintPolicy, MatchCondition, ObjectMeta } from '../api/generated/types.js';
+import { parseRefKey, parseTime, refOf, rfc3339, withMetaAndSpec, type Condition } from './object.js';
 import { emptyResult, type ObjectReader, type ReconcileContext, type ReconcileResult } from './ports.js';
 import { clusterMatches } from './selectors.js';
-import { taintsOf, type Taint } from './taint.js';
+import { taintsOf, wellFormedTaints, type ClusterView, type Taint } from './taint.js';
 
 /** Karmada's name for it in --controllers. */
 export const CLUSTER_TAINT_POLICY = 'clustertaintpolicy';
 
-export interface MatchCondition {
-  conditionType: string;
-  operator: string;
-  statusValues: string[];
+/** A ClusterTaintPolicy as read: the generated kind, or an object read as one before it was checked. */
+export interface ClusterTaintPolicyView {
+  metadata: ObjectMeta;
+  spec?: Partial<ClusterTaintPolicy['spec']>;
 }
 
 /**
@@ -47,20 +48,20 @@ export function conditionsMatch(conditions: readonly Condition[], match: readonl
 const sameTaint = (a: Taint, b: { key: string; effect: string }) => a.key === b.key && a.effect === b.effect;
 
 /** Policies oldest first (Karmada sorts by creationTimestamp, so conflicting policies settle the same way every time); then by name. */
-function byAge(a: KObject, b: KObject): number {
+function byAge(a: ClusterTaintPolicyView, b: ClusterTaintPolicyView): number {
   const ta = parseTime(a.metadata.creationTimestamp) ?? 0;
   const tb = parseTime(b.metadata.creationTimestamp) ?? 0;
   return ta - tb || (a.metadata.name! < b.metadata.name! ? -1 : a.metadata.name! > b.metadata.name! ? 1 : 0);
 }
 
 /** The taints the policies want on this cluster at `now`: existing ones kept in place, added ones after. */
-export function policyTaints(cluster: KObject, policies: readonly KObject[], now: Date): Taint[] {
-  const conditions = (cluster.status?.conditions ?? []) as Condition[];
+export function policyTaints(cluster: ClusterView, policies: readonly ClusterTaintPolicyView[], now: Date): Taint[] {
+  const conditions = cluster.status?.conditions ?? [];
   let taints = taintsOf(cluster);
   for (const p of [...policies].sort(byAge)) {
     const spec = p.spec ?? {};
     if (spec.targetClusters && !clusterMatches(cluster, spec.targetClusters)) continue;
-    const own = ((spec.taints ?? []) as Taint[]).filter((t) => t && typeof t.key === 'string');
+    const own = wellFormedTaints(spec.taints);
     if (conditionsMatch(conditions, spec.addOnConditions)) {
       for (const t of own) {
         if (taints.some((x) => sameTaint(x, t))) continue;
@@ -105,7 +106,7 @@ export function reconcileClusterTaintPolicy(ctx: ReconcileContext, key: string):
 }
 
 /** The clusters a policy looks at: the keys a policy change wakes. */
-export function clustersOfPolicy(reader: ObjectReader, policy: KObject): string[] {
+export function clustersOfPolicy(reader: ObjectReader, policy: ClusterTaintPolicyView): string[] {
   const target = policy.spec?.targetClusters;
   return reader.list(CLUSTER).filter((c) => !target || clusterMatches(c, target)).map((c) => c.metadata.name!);
 }

@@ -11,8 +11,9 @@ import {
   EventReasonTaintClusterSucceed,
   generateExecutionSpaceName,
 } from '../api/constants.js';
-import { WORK } from './kinds.js';
-import { withMeta, withMetaAndSpec, isTerminating, parseRefKey, refOf, removeFinalizer, type KObject } from './object.js';
+import type { Cluster } from '../api/generated/types.js';
+import { CLUSTER, WORK } from './kinds.js';
+import { withMeta, withMetaAndSpec, isTerminating, parseRefKey, refOf, removeFinalizer } from './object.js';
 import { emptyResult, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
 import { describeTaint, desiredClusterTaints } from './taint.js';
 import { noExecuteEvictionMode } from './taint-manager.js';
@@ -21,7 +22,7 @@ export const CLUSTER_CONTROLLER = 'cluster';
 
 export function reconcileCluster(ctx: ReconcileContext, key: string): ReconcileResult {
   const ref = parseRefKey(key);
-  const c = ctx.reader.get(ref, undefined, ref.name);
+  const c = ctx.reader.get(CLUSTER, undefined, ref.name);
   if (!c) return emptyResult();
   if (!isTerminating(c)) return reconcileTaints(ctx, c);
   if (!c.metadata.finalizers?.includes(ClusterControllerFinalizer)) return emptyResult();
@@ -35,11 +36,12 @@ export function reconcileCluster(ctx: ReconcileContext, key: string): ReconcileR
   return { writes, events: [] };
 }
 
-function reconcileTaints(ctx: ReconcileContext, c: KObject): ReconcileResult {
+function reconcileTaints(ctx: ReconcileContext, c: Cluster): ReconcileResult {
   const threshold = ctx.options.clusterFailureThresholdSeconds ?? DefaultClusterFailureThresholdSeconds;
   const d = desiredClusterTaints(c, ctx.now, threshold, noExecuteEvictionMode(ctx.options) === 'failover-policy');
   const requeueAfterSeconds = d.requeueAfterSeconds === undefined ? undefined : Math.max(1, Math.ceil(d.requeueAfterSeconds));
-  const stamped = d.taints.some((t, i) => t !== ((c.spec?.taints ?? []) as unknown[])[i]);
+  const stored = c.spec?.taints ?? [];
+  const stamped = d.taints.some((t, i) => t !== stored[i]);
   if (!d.added.length && !d.removed.length && !stamped) return { ...emptyResult(), requeueAfterSeconds };
   const next = withMetaAndSpec(c);
   if (d.taints.length) next.spec.taints = d.taints;

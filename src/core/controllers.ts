@@ -28,12 +28,13 @@ import { EVICTION, reconcileGracefulEviction } from './eviction.js';
 import { EXECUTION, reconcileWork } from './execution.js';
 import { FAILOVER, reconcileApplicationFailover } from './failover.js';
 import { INTERPRETER_HEALTH, reconcileInterpreterHealth } from './interpreter-health.js';
-import { CLUSTER, COP, CPP, CRB, CTP, is, isBinding, isIgnoredNamespace, isPolicy, isTemplateType, NAMESPACE, OP, PP, RB, RIC, WORK, WORKLOAD_REBALANCER } from './kinds.js';
+import { CLUSTER, COP, CPP, CRB, CTP, is, isBinding, isIgnoredNamespace, isPolicy, isTemplateType, NAMESPACE, OP, PP, policyType, RB, RIC, WORK, WORKLOAD_REBALANCER, type Policy } from './kinds.js';
 import { NAMESPACE_SYNC, namespaceKey, namespaceShouldBeSynced, reconcileNamespace } from './namespace.js';
 import { deepEqual, deepEqualExcept } from '../json/value.js';
-import { findCondition, lastOf, refKey, refOf, type Condition, type KObject } from './object.js';
+import { findCondition, lastOf, refKey, refOf, type KObject } from './object.js';
+import type { Cluster, ClusterOverridePolicy, OverridePolicy, Work } from '../api/generated/types.js';
 import { POLICY, reconcilePolicy } from './policy.js';
-import type { ControllerSpec, CoreOptions, ObjectChange, ObjectReader } from './ports.js';
+import { isBindingChange, isChangeOf, isPolicyChange, type ControllerSpec, type CoreOptions, type ObjectChange, type ObjectReader } from './ports.js';
 import { SCHEDULER, reconcileSchedule } from './scheduling.js';
 import { BINDING_STATUS, reconcileBindingStatus, reconcileWorkStatus, WORK_STATUS } from './status.js';
 import { noExecuteEvictionMode, reconcileTaintManager, TAINT_MANAGER, taintEvictionApplies, type NoExecuteEvictionMode } from './taint-manager.js';
@@ -53,7 +54,7 @@ const USER_META_SKIP = new Set(['managedFields', 'resourceVersion', 'generation'
 
 /** Equal once status, managedFields and resourceVersion are ignored (the detector's update filter). */
 function sameIgnoringStatus(a: KObject, b: KObject): boolean {
-  return deepEqualExcept(a, b, TOP_SKIP) && deepEqualExcept(a.metadata as Record<string, unknown>, b.metadata as Record<string, unknown>, META_SKIP);
+  return deepEqualExcept(a, b, TOP_SKIP) && deepEqualExcept(a.metadata, b.metadata, META_SKIP);
 }
 
 /** Labels and annotations a user sets: Karmada's own (`*.karmada.io`) left out, but for skip-auto-propagation. */
@@ -77,7 +78,7 @@ function sameUserKeys(a: Record<string, string> | undefined, b: Record<string, s
 function sameUserContent(a: KObject, b: KObject): boolean {
   return (
     deepEqualExcept(a, b, TOP_SKIP) &&
-    deepEqualExcept(a.metadata as Record<string, unknown>, b.metadata as Record<string, unknown>, USER_META_SKIP) &&
+    deepEqualExcept(a.metadata, b.metadata, USER_META_SKIP) &&
     sameUserKeys(a.metadata.labels, b.metadata.labels) &&
     sameUserKeys(a.metadata.annotations, b.metadata.annotations)
   );
@@ -117,33 +118,33 @@ function workKeyFromAnnotations(o: KObject): string | undefined {
   return ns && name ? refKey({ apiVersion: WORK.apiVersion, kind: WORK.kind, namespace: ns, name }) : undefined;
 }
 
-function clusterReadyChanged(c: ObjectChange): boolean {
-  const ready = (o: KObject | undefined) => findCondition(o?.status?.conditions as Condition[] | undefined, ClusterConditionReady)?.status;
+function clusterReadyChanged(c: ObjectChange<Cluster>): boolean {
+  const ready = (o: Cluster | undefined) => findCondition(o?.status?.conditions, ClusterConditionReady)?.status;
   return c.type !== 'MODIFIED' || ready(c.old) !== ready(c.object) || !!c.object.metadata.deletionTimestamp !== !!c.old?.metadata.deletionTimestamp;
 }
 
 /** The cluster controller's inputs: the Ready condition (status and since when) and the taints. */
-function readyOrTaintsChanged(c: ObjectChange): boolean {
+function readyOrTaintsChanged(c: ObjectChange<Cluster>): boolean {
   if (c.type !== 'MODIFIED' || !c.old) return true;
-  const ready = (o: KObject) => findCondition(o.status?.conditions as Condition[] | undefined, ClusterConditionReady);
+  const ready = (o: Cluster) => findCondition(o.status?.conditions, ClusterConditionReady);
   const a = ready(c.old);
   const b = ready(c.object);
   return a?.status !== b?.status || a?.lastTransitionTime !== b?.lastTransitionTime || !deepEqual(c.old.spec?.taints, c.object.spec?.taints);
 }
 
-const noExecuteTaints = (o: KObject | undefined) => (o ? taintsOf(o).filter((t) => t.effect === TaintEffectNoExecute) : []);
+const noExecuteTaints = (o: Cluster | undefined) => (o ? taintsOf(o).filter((t) => t.effect === TaintEffectNoExecute) : []);
 
 /** Bindings taint eviction applies to, scheduled to this cluster: the taint manager's keys when its NoExecute taints change. */
 function failoverBindingsOn(reader: ObjectReader, cluster: string, mode: NoExecuteEvictionMode): string[] {
   return [...reader.list(RB), ...reader.list(CRB)]
-    .filter((b) => taintEvictionApplies(b, mode) && ((b.spec?.clusters ?? []) as Array<{ name: string }>).some((t) => t.name === cluster))
+    .filter((b) => taintEvictionApplies(b, mode) && (b.spec?.clusters ?? []).some((t) => t.name === cluster))
     .map(key);
 }
 
 /** The namespaces a ClusterOverridePolicy selects (Karmada's mapping: a Namespace selector without a name means all). */
-function namespacesSelectedBy(policy: KObject | undefined, reader: ObjectReader): string[] {
+function namespacesSelectedBy(policy: ClusterOverridePolicy | OverridePolicy | undefined, reader: ObjectReader): string[] {
   const out = new Set<string>();
-  for (const s of (policy?.spec?.resourceSelectors ?? []) as Array<{ apiVersion?: string; kind?: string; name?: string }>) {
+  for (const s of policy?.spec?.resourceSelectors ?? []) {
     if (s.apiVersion !== 'v1' || s.kind !== NAMESPACE.kind) continue;
     if (!s.name) return reader.list(NAMESPACE).map((n) => n.metadata.name!);
     out.add(s.name);
@@ -160,15 +161,15 @@ function worksOfCluster(reader: ObjectReader, cluster: string): string[] {
  * same kind and scope whose priority lies strictly between the new and the old value may now take its
  * templates, so they are reconciled again, highest priority first.
  */
-function deprioritized(c: ObjectChange, reader: ObjectReader): string[] {
+function deprioritized(c: ObjectChange<Policy>, reader: ObjectReader): string[] {
   const was = c.old?.spec?.priority;
   const now = c.object.spec?.priority ?? 0;
   if (c.type !== 'MODIFIED' || typeof was !== 'number' || now >= was) return [];
-  const ref = { apiVersion: c.object.apiVersion, kind: c.object.kind };
-  const peers = reader.list(ref, c.object.metadata.namespace === undefined ? undefined : { namespace: c.object.metadata.namespace });
+  const peers = reader.list(policyType(c.object), c.object.metadata.namespace === undefined ? undefined : { namespace: c.object.metadata.namespace });
+  const priority = (p: Policy) => p.spec?.priority ?? 0;
   return peers
     .filter((p) => p.spec?.preemption === 'Always' && typeof p.spec?.priority === 'number' && p.spec.priority > now && p.spec.priority < was && p.metadata.name !== c.object.metadata.name)
-    .sort((a, b) => b.spec!.priority - a.spec!.priority)
+    .sort((a, b) => priority(b) - priority(a))
     .map(key);
 }
 
@@ -225,8 +226,8 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
           return [namespaceKey(name)];
         }
         // A new cluster gets every namespace.
-        if (is(c.object, CLUSTER)) return c.type === 'ADDED' ? reader.list(NAMESPACE).map((n) => n.metadata.name!).filter(synced).map(namespaceKey) : [];
-        if (is(c.object, COP)) return [...new Set([...namespacesSelectedBy(c.object, reader), ...namespacesSelectedBy(c.old, reader)])].filter(synced).map(namespaceKey);
+        if (isChangeOf(c, CLUSTER)) return c.type === 'ADDED' ? reader.list(NAMESPACE).map((n) => n.metadata.name!).filter(synced).map(namespaceKey) : [];
+        if (isChangeOf(c, COP)) return [...new Set([...namespacesSelectedBy(c.object, reader), ...namespacesSelectedBy(c.old, reader)])].filter(synced).map(namespaceKey);
         return [];
       },
     },
@@ -235,7 +236,7 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
       watches: (t, cluster) => cluster === undefined && isPolicy(t),
       reconcile: reconcilePolicy,
       keysFor(c, reader) {
-        if (c.cluster !== undefined || !isPolicy(c.object) || c.type === 'DELETED') return [];
+        if (c.cluster !== undefined || !isPolicyChange(c) || c.type === 'DELETED') return [];
         return generationChanged(c) ? [key(c.object), ...deprioritized(c, reader)] : [];
       },
     },
@@ -252,7 +253,7 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
       keysFor(c, reader) {
         if (c.cluster !== undefined) return [];
         if (isBinding(c.object)) return c.type !== 'DELETED' && generationChanged(c) ? [key(c.object)] : [];
-        if (is(c.object, CLUSTER)) {
+        if (isChangeOf(c, CLUSTER)) {
           if (c.type === 'MODIFIED' && c.old && deepEqual(c.old.spec, c.object.spec) && deepEqual(c.old.metadata.labels, c.object.metadata.labels) && deepEqual(c.old.status, c.object.status) && !!c.old.metadata.deletionTimestamp === !!c.object.metadata.deletionTimestamp) return [];
           return allBindings(reader);
         }
@@ -290,7 +291,7 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
           return [];
         }
         if (is(c.object, WORK)) return c.type !== 'DELETED' && generationChanged(c) ? [key(c.object)] : [];
-        if (is(c.object, CLUSTER) && clusterReadyChanged(c)) return worksOfCluster(reader, c.object.metadata.name!);
+        if (isChangeOf(c, CLUSTER) && clusterReadyChanged(c)) return worksOfCluster(reader, c.object.metadata.name!);
         return [];
       },
     },
@@ -303,11 +304,11 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
           const k = workKeyOfMember(c.object);
           return k && c.type !== 'DELETED' ? [k] : [];
         }
-        if (is(c.object, WORK) && c.type !== 'DELETED') {
-          const applied = (o: KObject | undefined) => findCondition(o?.status?.conditions as Condition[] | undefined, WorkApplied)?.status;
+        if (isChangeOf(c, WORK) && c.type !== 'DELETED') {
+          const applied = (o: Work | undefined) => findCondition(o?.status?.conditions, WorkApplied)?.status;
           return c.type === 'ADDED' || applied(c.old) !== applied(c.object) ? [key(c.object)] : [];
         }
-        if (is(c.object, CLUSTER) && clusterReadyChanged(c)) return worksOfCluster(reader, c.object.metadata.name!);
+        if (isChangeOf(c, CLUSTER) && clusterReadyChanged(c)) return worksOfCluster(reader, c.object.metadata.name!);
         return [];
       },
     },
@@ -322,7 +323,7 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
           const k = bindingKeyOfWork(c.object);
           return k ? [k] : [];
         }
-        if (isBinding(c.object) && c.type !== 'DELETED') {
+        if (isBindingChange(c) && c.type !== 'DELETED') {
           if (!c.object.status?.lastScheduledTime) return [];
           if (c.type === 'ADDED' || !c.old) return [key(c.object)];
           const o = c.old;
@@ -343,7 +344,7 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
       watches: (t, cluster) => cluster === undefined && isBinding(t),
       reconcile: reconcileApplicationFailover,
       keysFor(c) {
-        if (c.cluster !== undefined || !isBinding(c.object) || c.type === 'DELETED') return [];
+        if (c.cluster !== undefined || !isBindingChange(c) || c.type === 'DELETED') return [];
         if (!c.object.spec?.failover?.application && !c.old?.spec?.failover?.application) return [];
         if (c.type === 'MODIFIED' && c.old && deepEqual(c.old.spec, c.object.spec) && deepEqual(c.old.status?.aggregatedStatus, c.object.status?.aggregatedStatus)) return [];
         return [key(c.object)];
@@ -355,12 +356,12 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
       reconcile: reconcileTaintManager,
       keysFor(c, reader) {
         if (c.cluster !== undefined || c.type === 'DELETED') return [];
-        if (isBinding(c.object)) {
+        if (isBindingChange(c)) {
           if (!taintEvictionApplies(c.object, evictionMode)) return [];
           if (c.type === 'MODIFIED' && c.old && !generationChanged(c) && c.old.metadata.annotations?.[AppliedPlacementAnnotation] === c.object.metadata.annotations?.[AppliedPlacementAnnotation]) return [];
           return [key(c.object)];
         }
-        if (is(c.object, CLUSTER)) {
+        if (isChangeOf(c, CLUSTER)) {
           const now = noExecuteTaints(c.object);
           if (c.type === 'ADDED' ? now.length === 0 : deepEqual(noExecuteTaints(c.old), now)) return [];
           return failoverBindingsOn(reader, c.object.metadata.name!, evictionMode);
@@ -373,8 +374,8 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
       watches: (t, cluster) => cluster === undefined && isBinding(t),
       reconcile: reconcileGracefulEviction,
       keysFor(c) {
-        if (c.cluster !== undefined || !isBinding(c.object) || c.type === 'DELETED') return [];
-        if (!(c.object.spec?.gracefulEvictionTasks?.length > 0)) return [];
+        if (c.cluster !== undefined || !isBindingChange(c) || c.type === 'DELETED') return [];
+        if (!((c.object.spec?.gracefulEvictionTasks?.length ?? 0) > 0)) return [];
         if (c.type === 'MODIFIED' && c.old && deepEqual(c.old.spec, c.object.spec) && deepEqual(c.old.status, c.object.status)) return [];
         return [key(c.object)];
       },
@@ -398,7 +399,7 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
       reconcile: reconcileCluster,
       keysFor(c) {
         if (c.cluster !== undefined) return [];
-        if (is(c.object, CLUSTER) && c.type !== 'DELETED') return c.object.metadata.deletionTimestamp || readyOrTaintsChanged(c) ? [key(c.object)] : [];
+        if (isChangeOf(c, CLUSTER) && c.type !== 'DELETED') return c.object.metadata.deletionTimestamp || readyOrTaintsChanged(c) ? [key(c.object)] : [];
         if (is(c.object, WORK) && c.type === 'DELETED') {
           const ns = c.object.metadata.namespace ?? '';
           if (ns.startsWith('karmada-es-')) return [refKey({ apiVersion: CLUSTER.apiVersion, kind: CLUSTER.kind, name: ns.slice('karmada-es-'.length) })];
@@ -412,11 +413,11 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
       reconcile: reconcileClusterTaintPolicy,
       keysFor(c, reader) {
         if (c.cluster !== undefined || c.type === 'DELETED') return [];
-        if (is(c.object, CLUSTER)) {
+        if (isChangeOf(c, CLUSTER)) {
           if (c.type === 'MODIFIED' && c.old && deepEqual(c.old.status?.conditions, c.object.status?.conditions)) return [];
           return [key(c.object)];
         }
-        if (is(c.object, CTP)) {
+        if (isChangeOf(c, CTP)) {
           if (c.type === 'MODIFIED' && c.old && deepEqual(c.old.spec, c.object.spec)) return [];
           return clustersOfPolicy(reader, c.object).map((name) => refKey({ apiVersion: CLUSTER.apiVersion, kind: CLUSTER.kind, name }));
         }

@@ -15,10 +15,11 @@ import {
   PropagationPolicyPermanentIDLabel,
 } from '../api/constants.js';
 import { bindingId } from './claim.js';
-import { is, RB } from './kinds.js';
+import { RB, type BindingTarget } from './kinds.js';
+import { errorMessage } from '../json/error.js';
 import { deepClone, deepEqual } from '../json/value.js';
-import { withMeta, withMetaAndSpec, getLabel, isTerminating, parseRefKey, refKey, refOf, type KObject, type ObjectRef } from './object.js';
-import { emptyResult, type DependentObjectReference, type ObjectChange, type ObjectReader, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
+import { withMeta, withMetaAndSpecOf, getLabel, isTerminating, parseRefKey, refKey, refOf, type KObject } from './object.js';
+import { emptyResult, isChangeOf, type DependentObjectReference, type ObjectChange, type ObjectReader, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
 import { matchLabelSelector } from './selectors.js';
 
 export const DEPENDENCIES = 'dependencies';
@@ -26,7 +27,7 @@ export const DEPENDENCIES = 'dependencies';
 interface RequiredByItem {
   namespace?: string;
   name: string;
-  clusters?: Array<{ name: string; replicas?: number }>;
+  clusters?: BindingTarget[];
 }
 
 /** Kinds that can be dependencies: their creation may complete a workload's dependency list. */
@@ -34,8 +35,8 @@ const DEPENDENCY_KINDS = new Set(['ConfigMap', 'Secret', 'ServiceAccount', 'Pers
 
 export function dependencyKeys(c: ObjectChange, reader: ObjectReader): string[] {
   if (c.cluster !== undefined) return [];
-  const o = c.object;
-  if (is(o, RB)) {
+  if (isChangeOf(c, RB)) {
+    const o = c.object;
     if (c.type === 'DELETED') return [];
     const deps = o.spec?.propagateDeps === true || c.old?.spec?.propagateDeps === true;
     const hasAttached = !!o.metadata.annotations?.[BindingDependenciesAnnotation];
@@ -50,6 +51,7 @@ export function dependencyKeys(c: ObjectChange, reader: ObjectReader): string[] 
     }
     return [refKey(refOf(o))];
   }
+  const o = c.object;
   // A dependency that appears late: look again at the workloads of its namespace that propagate theirs.
   if (c.type === 'ADDED' && o.apiVersion === 'v1' && DEPENDENCY_KINDS.has(o.kind) && o.metadata.namespace) {
     return reader
@@ -62,7 +64,7 @@ export function dependencyKeys(c: ObjectChange, reader: ObjectReader): string[] 
 
 export function reconcileDependencies(ctx: ReconcileContext, key: string): ReconcileResult {
   const ref = parseRefKey(key);
-  const b = ctx.reader.get(ref, ref.namespace, ref.name);
+  const b = ctx.reader.get(RB, ref.namespace, ref.name);
   if (!b) return emptyResult();
   const label = dependedByLabelKey(b.metadata.namespace, b.metadata.name!);
   const writes: Write[] = [];
@@ -74,14 +76,14 @@ export function reconcileDependencies(ctx: ReconcileContext, key: string): Recon
   let wanted: KObject[] = [];
   let depsAnnotation: string | undefined;
   if (active) {
-    const r = b.spec?.resource as ObjectRef;
+    const r = b.spec.resource;
     const tpl = ctx.reader.get(r, r.namespace, r.name);
     if (tpl && ctx.interpreter.hookEnabled(tpl, 'InterpretDependency')) {
       let refs: DependentObjectReference[];
       try {
         refs = ctx.interpreter.getDependencies(tpl);
       } catch (e) {
-        return { ...emptyResult(), error: `failed to get the dependencies of ${tpl.kind} ${r.namespace}/${r.name}: ${(e as Error).message}` };
+        return { ...emptyResult(), error: `failed to get the dependencies of ${tpl.kind} ${r.namespace}/${r.name}: ${errorMessage(e)}` };
       }
       depsAnnotation = refs.length ? JSON.stringify(refs) : undefined;
       wanted = resolve(ctx.reader, refs, b.metadata.namespace!);
@@ -130,9 +132,9 @@ export function reconcileDependencies(ctx: ReconcileContext, key: string): Recon
       });
       continue;
     }
-    const nb = withMetaAndSpec(existing);
+    const nb = withMetaAndSpecOf(existing);
     nb.metadata.labels = { ...(nb.metadata.labels ?? {}), [label]: bindingId(b) };
-    const others = ((nb.spec.requiredBy ?? []) as RequiredByItem[]).filter((x) => !(x.namespace === me.namespace && x.name === me.name));
+    const others = (nb.spec.requiredBy ?? []).filter((x) => !(x.namespace === me.namespace && x.name === me.name));
     nb.spec.requiredBy = [...others, me].sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
     if (!deepEqual(nb, existing)) writes.push({ op: 'update', object: nb });
   }
@@ -140,10 +142,10 @@ export function reconcileDependencies(ctx: ReconcileContext, key: string): Recon
   // Attached bindings this workload no longer needs.
   for (const a of attachedNow) {
     if (wantedNames.has(a.metadata.name!)) continue;
-    const nb = withMetaAndSpec(a);
+    const nb = withMetaAndSpecOf(a);
     nb.metadata.labels = { ...(nb.metadata.labels ?? {}) };
     delete nb.metadata.labels[label];
-    const rest = ((nb.spec.requiredBy ?? []) as RequiredByItem[]).filter((x) => !(x.namespace === me.namespace && x.name === me.name));
+    const rest = (nb.spec.requiredBy ?? []).filter((x) => !(x.namespace === me.namespace && x.name === me.name));
     const claimed = getLabel(a, PropagationPolicyPermanentIDLabel) || getLabel(a, ClusterPropagationPolicyPermanentIDLabel);
     const stillDepended = Object.keys(nb.metadata.labels ?? {}).some((k) => k.startsWith(DependedByLabelKeyPrefix));
     if (!rest.length && !claimed && !stillDepended) {

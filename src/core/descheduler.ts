@@ -11,11 +11,11 @@
  */
 import { AppliedPlacementAnnotation, DeschedulerComponentName, EventReasonDescheduleBindingFailed, EventReasonDescheduleBindingSucceed } from '../api/constants.js';
 import { deschedule, qualifiesForDescheduling, undesiredClusters } from '../scheduler/index.js';
-import type { Binding, Cluster } from '../scheduler/types.js';
+import type { ResourceBinding } from '../api/generated/types.js';
 import { estimateUnschedulable } from './estimator.js';
-import { CLUSTER, is, RB } from './kinds.js';
+import { CLUSTER, isOf, RB } from './kinds.js';
 import { deepEqual } from '../json/value.js';
-import { isTerminating, parseRefKey, refKey, refOf, withMetaAndSpec, type KObject, type ObjectRef } from './object.js';
+import { isTerminating, parseRefKey, refKey, refOf, withMetaAndSpec, type ObjectRef } from './object.js';
 import { emptyResult, type CoreEvent, type ObjectChange, type ReconcileContext, type ReconcileResult } from './ports.js';
 
 export const DESCHEDULER = 'descheduler';
@@ -26,15 +26,15 @@ export function deschedulingRequeueSeconds(ctx: ReconcileContext): number {
 }
 
 /** Whether the descheduler has anything to look at in this binding (its watch predicate and the reconcile's first test). */
-export function deschedulable(b: KObject): boolean {
-  return !isTerminating(b) && b.kind === RB.kind && qualifiesForDescheduling(b as unknown as Binding);
+export function deschedulable(b: ResourceBinding): boolean {
+  return !isTerminating(b) && b.kind === RB.kind && qualifiesForDescheduling(b);
 }
 
 export function reconcileDeschedule(ctx: ReconcileContext, key: string): ReconcileResult {
   const ref = parseRefKey(key);
   const b = ctx.reader.get(RB, ref.namespace, ref.name);
   if (!b || !deschedulable(b)) return emptyResult();
-  const undesired = undesiredClusters(b as unknown as Binding);
+  const undesired = undesiredClusters(b);
   if (undesired.length === 0) return emptyResult();
   const requeueAfterSeconds = deschedulingRequeueSeconds(ctx);
   const clusters = ctx.reader.list(CLUSTER);
@@ -43,7 +43,7 @@ export function reconcileDeschedule(ctx: ReconcileContext, key: string): Reconci
     const c = byName.get(name);
     return c ? [estimateUnschedulable(ctx.reader, b, c)] : [];
   });
-  const res = deschedule([b as unknown as Binding], clusters as unknown as Cluster[], estimates, ctx.now, {
+  const res = deschedule([b], clusters, estimates, ctx.now, {
     unschedulableThresholdSeconds: ctx.options.unschedulableThresholdSeconds,
     deschedulingIntervalSeconds: ctx.options.deschedulingIntervalSeconds,
   });
@@ -53,7 +53,7 @@ export function reconcileDeschedule(ctx: ReconcileContext, key: string): Reconci
   next.spec.clusters = out.clusters;
   // Karmada records the outcome on the binding and on its template.
   const involved: ObjectRef[] = [refOf(b)];
-  const resource = b.spec?.resource as ObjectRef | undefined;
+  const resource = b.spec?.resource;
   if (resource?.kind && resource.name) {
     involved.push({ apiVersion: resource.apiVersion, kind: resource.kind, namespace: resource.namespace, name: resource.name, ...(resource.uid ? { uid: resource.uid } : {}) });
   }
@@ -76,7 +76,7 @@ export function reconcileDeschedule(ctx: ReconcileContext, key: string): Reconci
 
 /** The descheduler's watch: a binding it may act on was added, or its placement, clusters or collected status changed. */
 export function deschedulerKeys(c: ObjectChange): string[] {
-  if (c.cluster !== undefined || c.type === 'DELETED' || !is(c.object, RB) || !deschedulable(c.object)) return [];
+  if (c.cluster !== undefined || c.type === 'DELETED' || !isOf(c.object, RB) || !deschedulable(c.object)) return [];
   const o = c.old;
   if (
     c.type === 'MODIFIED' &&

@@ -27,9 +27,11 @@ import {
   setClaim,
   withoutClaim,
 } from './claim.js';
-import { COP, CPP, CRB, isIgnoredNamespace, isNamespaced, OP, PP, RB } from './kinds.js';
+import { COP, CPP, CRB, isIgnoredNamespace, isNamespaced, OP, PP, RB, type Binding, type Policy } from './kinds.js';
+import { errorMessage } from '../json/error.js';
+import type { ResourceBindingSpec } from '../api/generated/types.js';
 import { deepClone, deepEqual } from '../json/value.js';
-import { withMeta, withMetaAndSpec, getLabel, isTerminating, nsName, parseRefKey, refOf, type KObject, type ObjectRef } from './object.js';
+import { withMeta, withMetaAndSpecOf, getLabel, isTerminating, nsName, parseRefKey, refOf, type KObject, type ObjectRef } from './object.js';
 import { emptyResult, type CoreEvent, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
 import { implicitPriority, matchesAnySelector, type ResourceSelector } from './selectors.js';
 
@@ -73,7 +75,7 @@ export function reconcileTemplate(ctx: ReconcileContext, key: string): Reconcile
 function applyClaimedPolicy(
   ctx: ReconcileContext,
   tpl: KObject,
-  policy: KObject | undefined,
+  policy: Policy | undefined,
   id: string,
   cluster: boolean,
   policyName: string,
@@ -101,15 +103,15 @@ function applyClaimedPolicy(
 }
 
 /** Explicit priority first, then implicit priority, then the smaller name. Terminating policies never win. */
-export function bestPolicy(tpl: KObject, policies: readonly KObject[]): KObject | undefined {
-  let best: KObject | undefined;
+export function bestPolicy<P extends Policy>(tpl: KObject, policies: readonly P[]): P | undefined {
+  let best: P | undefined;
   let bestExplicit = 0;
   let bestImplicit = 0;
   for (const p of policies) {
     if (isTerminating(p)) continue;
     const implicit = implicitPriority(tpl, selectorsOf(p));
     if (implicit === 0) continue;
-    const explicit = (p.spec?.priority as number | undefined) ?? 0;
+    const explicit = p.spec?.priority ?? 0;
     if (
       !best ||
       explicit > bestExplicit ||
@@ -123,8 +125,8 @@ export function bestPolicy(tpl: KObject, policies: readonly KObject[]): KObject 
   return best;
 }
 
-export function selectorsOf(policy: KObject): ResourceSelector[] {
-  const sels = (policy.spec?.resourceSelectors ?? []) as ResourceSelector[];
+export function selectorsOf(policy: Policy): ResourceSelector[] {
+  const sels: ResourceSelector[] = policy.spec?.resourceSelectors ?? [];
   // The PP webhook defaults an empty selector namespace to the policy's own; do the same when the
   // policy was loaded without it.
   if (policy.kind === 'PropagationPolicy' && policy.metadata.namespace) {
@@ -133,8 +135,8 @@ export function selectorsOf(policy: KObject): ResourceSelector[] {
   return sels;
 }
 
-function missingDependentOverrides(ctx: ReconcileContext, policy: KObject): string | undefined {
-  const names = (policy.spec?.dependentOverrides ?? []) as string[];
+function missingDependentOverrides(ctx: ReconcileContext, policy: Policy): string | undefined {
+  const names = policy.spec?.dependentOverrides ?? [];
   for (const n of names) {
     const found = isClusterPolicy(policy) ? ctx.reader.get(COP, undefined, n) : ctx.reader.get(OP, policy.metadata.namespace, n);
     if (!found) return 'waiting for dependent overrides';
@@ -142,12 +144,12 @@ function missingDependentOverrides(ctx: ReconcileContext, policy: KObject): stri
   return undefined;
 }
 
-function policyLabel(policy: KObject): string {
+function policyLabel(policy: Policy): string {
   return isClusterPolicy(policy) ? `cluster policy(${policy.metadata.name})` : `policy(${policy.metadata.namespace}/${policy.metadata.name})`;
 }
 
 /** Claims the template (if needed) and, unless this is a lazy pass, creates or refreshes its binding. */
-function applyPolicy(ctx: ReconcileContext, tpl: KObject, policy: KObject, lazy: boolean): ReconcileResult {
+function applyPolicy(ctx: ReconcileContext, tpl: KObject, policy: Policy, lazy: boolean): ReconcileResult {
   const skipBinding = lazy && policy.spec?.activationPreference === 'Lazy';
   if (!isClaimedBy(tpl, policy)) {
     const claimed = withMeta(tpl);
@@ -166,7 +168,7 @@ function bindingTypeFor(tpl: KObject) {
 }
 
 /** Builds the binding from the (claimed) template and returns the write that brings the store to it. */
-function bindingWrites(ctx: ReconcileContext, tpl: KObject, policy: KObject): { writes: Write[]; events: CoreEvent[]; error?: string } {
+function bindingWrites(ctx: ReconcileContext, tpl: KObject, policy: Policy): { writes: Write[]; events: CoreEvent[]; error?: string } {
   const events: CoreEvent[] = [];
   const tref = refOf(tpl);
   const fail = (err: string) => {
@@ -187,17 +189,17 @@ function bindingWrites(ctx: ReconcileContext, tpl: KObject, policy: KObject): { 
     try {
       replicas = ctx.interpreter.getReplicas(tpl);
     } catch (e) {
-      events.push({ involvedObject: tref, type: 'Warning', reason: EventReasonGetReplicasFailed, message: (e as Error).message, source: ResourceDetectorName });
-      return fail((e as Error).message);
+      events.push({ involvedObject: tref, type: 'Warning', reason: EventReasonGetReplicasFailed, message: errorMessage(e), source: ResourceDetectorName });
+      return fail(errorMessage(e));
     }
   }
   let schedulePriority: { priority: number } | undefined;
-  const sp = policy.spec?.schedulePriority as { priorityClassSource?: string; priorityClassName?: string } | undefined;
+  const sp = policy.spec?.schedulePriority;
   if (sp && isNamespaced(tpl)) {
     if (sp.priorityClassSource !== 'KubePriorityClass') return fail(`priority class source ${sp.priorityClassSource} is not supported yet`);
     const pc = ctx.reader.get({ apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass' }, undefined, sp.priorityClassName ?? '');
     if (!pc) return fail(`PriorityClass ${sp.priorityClassName} not found: create it or drop spec.schedulePriority`);
-    schedulePriority = { priority: Number((pc as { value?: number }).value ?? 0) };
+    schedulePriority = { priority: Number(pc.value ?? 0) };
   }
   const desired = buildBinding(tpl, policy, existing, replicas, schedulePriority);
   if (existing && deepEqual(desired, existing)) return { writes: [], events };
@@ -215,17 +217,22 @@ function bindingWrites(ctx: ReconcileContext, tpl: KObject, policy: KObject): { 
  */
 export function buildBinding(
   tpl: KObject,
-  policy: KObject,
-  existing: KObject | undefined,
+  policy: Policy,
+  existing: Binding | undefined,
   replicas: { replicas: number; replicaRequirements?: Record<string, unknown> | null } | undefined,
   schedulePriority?: { priority: number },
-): KObject {
+): Binding {
   const namespaced = isNamespaced(tpl);
   const kind = namespaced ? 'ResourceBinding' : 'ClusterResourceBinding';
-  const ps = (policy.spec ?? {}) as Record<string, any>;
-  const b: KObject = existing
-    ? withMetaAndSpec(existing)
-    : { apiVersion: BindingGroupVersion, kind, metadata: { name: generateBindingName(tpl.kind, tpl.metadata.name!) }, spec: {} };
+  const ps: Partial<Policy['spec']> = policy.spec ?? {};
+  const resource: ResourceBindingSpec['resource'] = namespaced
+    ? { apiVersion: tpl.apiVersion, kind: tpl.kind, namespace: tpl.metadata.namespace, name: tpl.metadata.name! }
+    : { apiVersion: tpl.apiVersion, kind: tpl.kind, name: tpl.metadata.name! };
+  if (tpl.metadata.uid) resource.uid = tpl.metadata.uid;
+  if (tpl.metadata.resourceVersion) resource.resourceVersion = tpl.metadata.resourceVersion;
+  const b: Binding = existing
+    ? withMetaAndSpecOf(existing)
+    : { apiVersion: BindingGroupVersion, kind, metadata: { name: generateBindingName(tpl.kind, tpl.metadata.name!) }, spec: { resource } };
   if (namespaced) b.metadata.namespace = tpl.metadata.namespace;
   b.metadata.ownerReferences = [
     { apiVersion: tpl.apiVersion, kind: tpl.kind, name: tpl.metadata.name, uid: tpl.metadata.uid, controller: true, blockOwnerDeletion: true },
@@ -237,14 +244,9 @@ export function buildBinding(
   else removePPClaim(b);
   setClaim(b, policy);
 
-  const spec: Record<string, any> = b.spec ?? {};
-  const resource: Record<string, unknown> = { apiVersion: tpl.apiVersion, kind: tpl.kind };
-  if (namespaced) resource.namespace = tpl.metadata.namespace;
-  resource.name = tpl.metadata.name;
-  if (tpl.metadata.uid) resource.uid = tpl.metadata.uid;
-  if (tpl.metadata.resourceVersion) resource.resourceVersion = tpl.metadata.resourceVersion;
+  const spec: ResourceBindingSpec = b.spec ?? { resource };
   spec.resource = resource;
-  const set = (k: string, v: unknown) => {
+  const set = <K extends keyof ResourceBindingSpec>(k: K, v: ResourceBindingSpec[K] | null | undefined) => {
     if (v === undefined || v === null) delete spec[k];
     else spec[k] = deepClone(v);
   };
@@ -255,7 +257,7 @@ export function buildBinding(
   set('failover', ps.failover);
   set('conflictResolution', ps.conflictResolution);
   set('preserveResourcesOnDeletion', ps.preserveResourcesOnDeletion);
-  const scheduling = existing?.spec?.suspension?.scheduling as boolean | undefined;
+  const scheduling = existing?.spec?.suspension?.scheduling;
   if (ps.suspension) set('suspension', scheduling === undefined ? ps.suspension : { ...ps.suspension, scheduling });
   else set('suspension', scheduling === undefined ? undefined : { scheduling });
   set('replicas', replicas && replicas.replicas > 0 ? replicas.replicas : undefined);

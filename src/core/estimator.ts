@@ -15,11 +15,14 @@
  */
 import { ClusterConditionReady } from '../api/constants.js';
 import { calAvailableReplicas, clusterInfo } from '../scheduler/index.js';
-import type { Cluster, ReplicaRequirements } from '../scheduler/types.js';
+import type { ObjectMeta, ResourceBindingSpec } from '../api/generated/types.js';
+import type { ReplicaRequirements } from '../scheduler/types.js';
 import type { UnschedulableEstimate } from '../scheduler/descheduler.js';
-import { findCondition, parseTime, type Condition, type KObject, type TypeRef } from './object.js';
+import { isObject } from '../json/value.js';
+import { findCondition, parseTime, type KObject, type TypeRef } from './object.js';
 import { ReaderNotReadyError, type ObjectReader } from './ports.js';
-import { matchLabelSelector, type LabelSelector } from './selectors.js';
+import { matchLabelSelector } from './selectors.js';
+import type { ClusterView } from './taint.js';
 
 export const POD: TypeRef = { apiVersion: 'v1', kind: 'Pod' };
 export const REPLICA_SET: TypeRef = { apiVersion: 'apps/v1', kind: 'ReplicaSet' };
@@ -43,7 +46,18 @@ function tryRead<T>(f: () => T): T | undefined {
   }
 }
 
-const controllerOf = (o: KObject) => (o.metadata.ownerReferences as Array<{ kind: string; name: string; uid?: string; controller?: boolean }> | undefined)?.find((r) => r.controller);
+interface ControllerRef {
+  kind: string;
+  name: string;
+  uid?: string;
+}
+
+/** The controller owner reference of a member object; one without a kind and a name is none. */
+function controllerOf(o: KObject): ControllerRef | undefined {
+  const r = o.metadata.ownerReferences?.find((x) => x.controller);
+  if (!r || typeof r.kind !== 'string' || typeof r.name !== 'string') return undefined;
+  return typeof r.uid === 'string' ? { kind: r.kind, name: r.name, uid: r.uid } : { kind: r.kind, name: r.name };
+}
 
 /**
  * The pods of the Deployment's newest ReplicaSet (Karmada counts only those): when the ReplicaSets can be
@@ -51,8 +65,8 @@ const controllerOf = (o: KObject) => (o.metadata.ownerReferences as Array<{ kind
  */
 function deploymentPods(reader: ObjectReader, deploy: KObject, cluster: string): KObject[] | undefined {
   const ns = deploy.metadata.namespace;
-  const selector = deploy.spec?.selector as LabelSelector | undefined;
-  if (!selector || (!selector.matchLabels && !selector.matchExpressions)) return undefined;
+  const selector: unknown = deploy.spec?.selector;
+  if (!isObject(selector) || (!selector.matchLabels && !selector.matchExpressions)) return undefined;
   const pods = tryRead(() => reader.list(POD, { namespace: ns }, cluster));
   if (pods === undefined) return undefined;
   const owned = (o: KObject, kind: string, owner: KObject) => {
@@ -75,27 +89,30 @@ function deploymentPods(reader: ObjectReader, deploy: KObject, cluster: string):
 
 /** Since when a pod has been unschedulable, or undefined when it is not (Karmada's podUnschedulable). */
 export function unschedulableSince(pod: KObject): string | undefined {
-  const c = findCondition(pod.status?.conditions as Condition[] | undefined, 'PodScheduled');
+  const c = findCondition(pod.status?.conditions, 'PodScheduled');
   if (!c || c.status !== 'False' || c.reason !== 'Unschedulable') return undefined;
   return parseTime(c.lastTransitionTime) === undefined ? undefined : c.lastTransitionTime;
 }
 
 /** Replicas of this many the cluster's resource summary still has room for; undefined without a summary. */
-function roomFor(cluster: KObject, replicas: number, requirements: ReplicaRequirements | null | undefined): number | undefined {
+function roomFor(cluster: ClusterView, replicas: number, requirements: ReplicaRequirements | null | undefined): number | undefined {
   if (!cluster.status?.resourceSummary) return undefined;
-  const ready = findCondition(cluster.status?.conditions as Condition[] | undefined, ClusterConditionReady)?.status === 'True';
+  const ready = findCondition(cluster.status?.conditions, ClusterConditionReady)?.status === 'True';
   if (!ready) return undefined;
-  return calAvailableReplicas([clusterInfo(cluster as unknown as Cluster)], { replicas: Math.max(replicas, 1), replicaRequirements: requirements ?? null })[0];
+  return calAvailableReplicas([clusterInfo(cluster)], { replicas: Math.max(replicas, 1), replicaRequirements: requirements ?? null })[0];
 }
 
 /** The estimate from the Deployment's status and the cluster's resource summary (no pods to count). */
-function fromStatus(deploy: KObject, cluster: KObject, requirements: ReplicaRequirements | null | undefined): { since?: string; replicas: number } {
+function fromStatus(deploy: KObject, cluster: ClusterView, requirements: ReplicaRequirements | null | undefined): { since?: string; replicas: number } {
   const st = deploy.status;
   if (!st) return { replicas: -1 };
-  const want = typeof deploy.spec?.replicas === 'number' ? (deploy.spec.replicas as number) : 1;
-  const unavailable = typeof st.unavailableReplicas === 'number' ? (st.unavailableReplicas as number) : Math.max(0, want - ((st.availableReplicas as number | undefined) ?? 0));
+  const replicas: unknown = deploy.spec?.replicas;
+  const want = typeof replicas === 'number' ? replicas : 1;
+  const unavailableReplicas: unknown = st.unavailableReplicas;
+  // Number() is the coercion `-` applied to the raw field before.
+  const unavailable = typeof unavailableReplicas === 'number' ? unavailableReplicas : Math.max(0, want - Number(st.availableReplicas ?? 0));
   if (unavailable <= 0) return { replicas: 0 };
-  const available = findCondition(st.conditions as Condition[] | undefined, 'Available');
+  const available = findCondition(st.conditions, 'Available');
   if (!available) return { replicas: -1 };
   if (available.status !== 'False' || parseTime(available.lastTransitionTime) === undefined) return { replicas: 0 };
   const room = roomFor(cluster, unavailable, requirements);
@@ -107,21 +124,27 @@ function fromStatus(deploy: KObject, cluster: KObject, requirements: ReplicaRequ
  * The member runs the share the binding gives it, and its status describes that spec. Until then what it
  * reports is about an earlier share: right after a deschedule the same pending pods would be counted again.
  */
-function caughtUp(deploy: KObject, binding: KObject, cluster: string): boolean {
-  const target = ((binding.spec?.clusters ?? []) as Array<{ name: string; replicas?: number }>).find((t) => t.name === cluster);
+function caughtUp(deploy: KObject, binding: BindingView, cluster: string): boolean {
+  const target = (binding.spec?.clusters ?? []).find((t) => t.name === cluster);
   if (target && typeof deploy.spec?.replicas === 'number' && deploy.spec.replicas !== (target.replicas ?? 0)) return false;
   const observed = deploy.status?.observedGeneration;
   return !(typeof observed === 'number' && typeof deploy.metadata.generation === 'number' && observed < deploy.metadata.generation);
+}
+
+/** What the estimator reads of a ResourceBinding: the generated kind, or an object read as one. */
+export interface BindingView {
+  metadata: ObjectMeta;
+  spec?: Partial<ResourceBindingSpec>;
 }
 
 /**
  * The estimate for one binding on one member. The binding's `spec.resource` names the workload; the
  * Cluster object is the member's (its resource summary bounds the status-based estimate).
  */
-export function estimateUnschedulable(reader: ObjectReader, binding: KObject, cluster: KObject): MemberEstimate {
+export function estimateUnschedulable(reader: ObjectReader, binding: BindingView, cluster: ClusterView): MemberEstimate {
   const name = cluster.metadata.name!;
   const base = { namespace: binding.metadata.namespace ?? '', name: binding.metadata.name!, cluster: name };
-  const res = binding.spec?.resource as { apiVersion: string; kind: string; namespace?: string; name: string } | undefined;
+  const res = binding.spec?.resource;
   const unknown: MemberEstimate = { ...base, unschedulableReplicas: -1, source: 'unknown' };
   if (!res || res.apiVersion !== 'apps/v1' || res.kind !== 'Deployment') return unknown;
   const deploy = tryRead(() => reader.get(res, res.namespace, res.name, name));
@@ -131,7 +154,7 @@ export function estimateUnschedulable(reader: ObjectReader, binding: KObject, cl
     const pendingSince = pods.map(unschedulableSince).filter((s): s is string => s !== undefined);
     return { ...base, pendingSince, source: 'pods' };
   }
-  const s = fromStatus(deploy, cluster, binding.spec?.replicaRequirements as ReplicaRequirements | undefined);
+  const s = fromStatus(deploy, cluster, binding.spec?.replicaRequirements);
   if (s.replicas < 0) return unknown;
   return { ...base, pendingSince: new Array<string>(s.replicas).fill(s.since ?? ''), source: 'status' };
 }

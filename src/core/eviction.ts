@@ -8,33 +8,31 @@ import {
   EventReasonEvictWorkloadFromClusterSucceed,
   RBGracefulEvictionControllerName,
 } from '../api/constants.js';
+import type { ResourceBindingSpec } from '../api/generated/types.js';
 import { isClusterBinding } from './binding.js';
-import { withMetaAndSpec, isTerminating, parseRefKey, parseTime, refOf, rfc3339, type ObjectRef } from './object.js';
-import { emptyResult, type AggregatedStatusItem, type CoreEvent, type ReconcileContext, type ReconcileResult } from './ports.js';
+import { bindingType } from './kinds.js';
+import { withMetaAndSpec, isTerminating, parseRefKey, parseTime, refOf, rfc3339 } from './object.js';
+import { emptyResult, type CoreEvent, type ReconcileContext, type ReconcileResult } from './ports.js';
 
 export const EVICTION = 'graceful-eviction';
 
-interface Task {
-  fromCluster: string;
-  creationTimestamp?: string;
-  gracePeriodSeconds?: number;
-  suppressDeletion?: boolean;
-}
+/** A graceful-eviction task; its purge mode as the policy spelt it, normalized but not checked. */
+export type EvictionTask = Omit<NonNullable<ResourceBindingSpec['gracefulEvictionTasks']>[number], 'purgeMode'> & { purgeMode?: string };
 
 export function reconcileGracefulEviction(ctx: ReconcileContext, key: string): ReconcileResult {
   const ref = parseRefKey(key);
-  const b = ctx.reader.get(ref, ref.namespace, ref.name);
+  const b = ctx.reader.get(bindingType(ref), ref.namespace, ref.name);
   if (!b || isTerminating(b)) return emptyResult();
-  const tasks = (b.spec?.gracefulEvictionTasks ?? []) as Task[];
+  const tasks = b.spec?.gracefulEvictionTasks ?? [];
   if (!tasks.length) return emptyResult();
   const now = ctx.now.getTime();
   const scheduledForSpec = b.status?.schedulerObservedGeneration === b.metadata.generation;
-  const items = (b.status?.aggregatedStatus ?? []) as AggregatedStatusItem[];
+  const items = b.status?.aggregatedStatus ?? [];
   const healthy = new Set(items.filter((i) => i.health === 'Healthy').map((i) => i.clusterName));
-  const placementHealthy = ((b.spec?.clusters ?? []) as Array<{ name: string }>).every((c) => healthy.has(c.name));
+  const placementHealthy = (b.spec?.clusters ?? []).every((c) => healthy.has(c.name));
 
-  const kept: Task[] = [];
-  const removed: Task[] = [];
+  const kept: EvictionTask[] = [];
+  const removed: EvictionTask[] = [];
   let requeue: number | undefined;
   const candidate = (seconds: number) => {
     const s = Math.max(1, Math.ceil(seconds));
@@ -76,7 +74,7 @@ export function reconcileGracefulEviction(ctx: ReconcileContext, key: string): R
   else delete next.spec.gracefulEvictionTasks;
   const events: CoreEvent[] = [];
   const source = isClusterBinding(b) ? CRBGracefulEvictionControllerName : RBGracefulEvictionControllerName;
-  const tref = b.spec?.resource as ObjectRef | undefined;
+  const tref = b.spec?.resource;
   for (const t of removed) {
     for (const o of tref ? [refOf(b), tref] : [refOf(b)]) {
       events.push({ involvedObject: o, type: 'Normal', reason: EventReasonEvictWorkloadFromClusterSucceed, message: `Evict from cluster ${t.fromCluster} succeed.`, source });

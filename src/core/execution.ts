@@ -37,20 +37,21 @@ import {
   WorkSuspendDispatchingMessage,
   WorkSuspendDispatchingReason,
 } from '../api/constants.js';
-import { CLUSTER } from './kinds.js';
+import { CLUSTER, WORK } from './kinds.js';
+import { errorMessage } from '../json/error.js';
+import type { Cluster, Work } from '../api/generated/types.js';
 import { deepClone, deepEqual, deepEqualExcept } from '../json/value.js';
-import { withMeta, findCondition, isTerminating, parseRefKey, refOf, removeFinalizer, setCondition, type Condition, type KObject, type ObjectRef } from './object.js';
+import { withMeta, findCondition, isTerminating, parseRefKey, refOf, removeFinalizer, setCondition, type KObject, type ObjectRef } from './object.js';
 import { emptyResult, ReaderNotReadyError, type CoreEvent, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
 
 export const EXECUTION = 'execution';
 
-export function isClusterReady(cluster: KObject | undefined): boolean {
-  const conds = (cluster?.status?.conditions ?? []) as Condition[];
-  return findCondition(conds, ClusterConditionReady)?.status === 'True';
+export function isClusterReady(cluster: Cluster | undefined): boolean {
+  return findCondition(cluster?.status?.conditions ?? [], ClusterConditionReady)?.status === 'True';
 }
 
-export function manifestsOf(w: KObject): KObject[] {
-  return ((w.spec?.workload?.manifests ?? []) as KObject[]).filter((m) => m && typeof m === 'object');
+export function manifestsOf(w: Work): KObject[] {
+  return (w.spec?.workload?.manifests ?? []).filter((m) => m && typeof m === 'object');
 }
 
 function manifestRef(m: KObject): ObjectRef {
@@ -67,13 +68,13 @@ function templateRefOf(m: KObject): ObjectRef {
 
 export function reconcileWork(ctx: ReconcileContext, key: string): ReconcileResult {
   const ref = parseRefKey(key);
-  const w = ctx.reader.get(ref, ref.namespace, ref.name);
+  const w = ctx.reader.get(WORK, ref.namespace, ref.name);
   if (!w) return emptyResult();
   let clusterName: string;
   try {
     clusterName = getClusterName(w.metadata.namespace ?? '');
   } catch (e) {
-    return { ...emptyResult(), error: (e as Error).message };
+    return { ...emptyResult(), error: errorMessage(e) };
   }
   const cluster = ctx.reader.get(CLUSTER, undefined, clusterName);
   if (isTerminating(w)) return deleteWork(ctx, w, clusterName, cluster);
@@ -82,7 +83,7 @@ export function reconcileWork(ctx: ReconcileContext, key: string): ReconcileResu
   const events: CoreEvent[] = [];
   const writes: Write[] = [];
   const wref = refOf(w);
-  let conditions = (w.status?.conditions ?? []) as Condition[];
+  let conditions = w.status?.conditions ?? [];
 
   // Dispatching: written only when missing or its status flips, each write with an event.
   const suspended = w.spec?.suspendDispatching === true;
@@ -116,7 +117,7 @@ export function reconcileWork(ctx: ReconcileContext, key: string): ReconcileResu
     } catch (e) {
       // A member cache still filling is no apply failure: no Applied=False, no event, just a retry.
       if (e instanceof ReaderNotReadyError) throw e;
-      errors.push((e as Error).message);
+      errors.push(errorMessage(e));
     }
   }
   const wname = `${w.metadata.namespace}/${w.metadata.name}`;
@@ -198,11 +199,11 @@ const SERVER_META = new Set(['generation', 'uid', 'creationTimestamp', 'managedF
 
 /** Equal apart from what the member's server owns (status, generation, uid, timestamps). */
 function sameObject(desired: KObject, observed: KObject): boolean {
-  return deepEqualExcept(desired, observed, TOP_SKIP) && deepEqualExcept(desired.metadata as Record<string, unknown>, observed.metadata as Record<string, unknown>, SERVER_META);
+  return deepEqualExcept(desired, observed, TOP_SKIP) && deepEqualExcept(desired.metadata, observed.metadata, SERVER_META);
 }
 
 /** Work deletion (spec §4.3): preserve or delete the member object, then release the Work. */
-function deleteWork(ctx: ReconcileContext, w: KObject, clusterName: string, cluster: KObject | undefined): ReconcileResult {
+function deleteWork(ctx: ReconcileContext, w: Work, clusterName: string, cluster: Cluster | undefined): ReconcileResult {
   if (!w.metadata.finalizers?.includes(ExecutionControllerFinalizer)) return emptyResult();
   const writes: Write[] = [];
   const events: CoreEvent[] = [];

@@ -23,41 +23,30 @@ import {
   ReasonNoClusterLeft,
 } from '../api/constants.js';
 import { isClusterBinding, isSuspendedFor, normalizePurgeMode } from './binding.js';
-import { CLUSTER } from './kinds.js';
-import { withMetaAndSpec, findCondition, isTerminating, parseRefKey, parseTime, refOf, rfc3339, setCondition, type Condition, type KObject, type ObjectRef } from './object.js';
-import { deepEqual } from '../json/value.js';
+import type { ObjectMeta, ResourceBindingSpec, ResourceBindingStatus } from '../api/generated/types.js';
+import { errorMessage } from '../json/error.js';
+import type { EvictionTask } from './eviction.js';
+import { bindingType, CLUSTER, type Binding } from './kinds.js';
+import { withMetaAndSpec, findCondition, isTerminating, parseRefKey, parseTime, refOf, rfc3339, setCondition, type KObject } from './object.js';
+import { deepEqual, isObject } from '../json/value.js';
 import { evalJsonPath } from './jsonpath.js';
 import { emptyResult, type AggregatedStatusItem, type CoreEvent, type ReconcileContext, type ReconcileResult } from './ports.js';
 
 export const FAILOVER = 'application-failover';
-
-interface ApplicationFailover {
-  decisionConditions?: { tolerationSeconds?: number };
-  purgeMode?: string;
-  gracePeriodSeconds?: number;
-  preConditions?: { delaySeconds?: number; healthyState?: string };
-  blockPredecessorSeconds?: number;
-  statePreservation?: { rules?: Array<{ aliasLabelName: string; jsonPath: string }> };
-}
 
 interface Clock {
   statusSince?: string;
   unhealthySince?: string;
 }
 
-interface HistoryEntry {
-  clusterName: string;
-  creationTimestamp: string;
-  blockPredecessorSeconds?: number;
-  reason?: string;
-}
+type HistoryEntry = NonNullable<ResourceBindingSpec['activeEvictionHistory']>[number];
 
-export function readClocks(b: KObject): Record<string, Clock> {
+export function readClocks(b: { metadata: ObjectMeta }): Record<string, Clock> {
   const raw = b.metadata.annotations?.[FailoverClocksAnnotation];
   if (!raw) return {};
   try {
-    const v = JSON.parse(raw) as unknown;
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, Clock>) : {};
+    const v: unknown = JSON.parse(raw);
+    return isObject(v) ? v : {};
   } catch {
     // A hand-edited, unreadable annotation restarts the clocks rather than blocking failover.
     return {};
@@ -66,7 +55,7 @@ export function readClocks(b: KObject): Record<string, Clock> {
 
 export function reconcileApplicationFailover(ctx: ReconcileContext, key: string): ReconcileResult {
   const ref = parseRefKey(key);
-  const b = ctx.reader.get(ref, ref.namespace, ref.name);
+  const b = ctx.reader.get(bindingType(ref), ref.namespace, ref.name);
   if (!b || isTerminating(b)) return emptyResult();
   const now = ctx.now.getTime();
   let next = withMetaAndSpec(b);
@@ -87,7 +76,7 @@ export function reconcileApplicationFailover(ctx: ReconcileContext, key: string)
   };
 
   // Extension: eviction history entries expire after their block period (0 = never).
-  const history = (b.spec?.activeEvictionHistory ?? []) as HistoryEntry[];
+  const history = b.spec?.activeEvictionHistory ?? [];
   const liveHistory = history.filter((h) => {
     const block = h.blockPredecessorSeconds ?? DefaultBlockPredecessorSeconds;
     const at = parseTime(h.creationTimestamp);
@@ -99,9 +88,9 @@ export function reconcileApplicationFailover(ctx: ReconcileContext, key: string)
   });
   setHistory(next, liveHistory);
 
-  const app = b.spec?.failover?.application as ApplicationFailover | undefined;
-  const items = (b.status?.aggregatedStatus ?? []) as AggregatedStatusItem[];
-  const resource = b.spec?.resource as ObjectRef | undefined;
+  const app = b.spec?.failover?.application;
+  const items = b.status?.aggregatedStatus ?? [];
+  const resource = b.spec?.resource;
   const eligible =
     !!app && items.length > 0 && !!resource && ctx.interpreter.hookEnabled(resource, 'InterpretHealth') && (isClusterBinding(b) || b.spec?.propagateDeps === true);
   const clocks = eligible ? readClocks(b) : {};
@@ -111,12 +100,12 @@ export function reconcileApplicationFailover(ctx: ReconcileContext, key: string)
     const toleration = app!.decisionConditions?.tolerationSeconds ?? DefaultTolerationSeconds;
     const delay = app!.preConditions?.delaySeconds ?? 0;
     const needSettled = app!.preConditions?.healthyState === 'Healthy';
-    const evicting = new Set(((b.spec?.gracefulEvictionTasks ?? []) as Array<{ fromCluster: string }>).map((t) => t.fromCluster));
-    const scheduled = new Set(((b.spec?.clusters ?? []) as Array<{ name: string }>).map((c) => c.name));
+    const evicting = new Set((b.spec?.gracefulEvictionTasks ?? []).map((t) => t.fromCluster));
+    const scheduled = new Set((b.spec?.clusters ?? []).map((c) => c.name));
     const toEvict: string[] = [];
     // Extension (spec README point 13): an exhausted failover waits for a healthy cluster or the user.
     let held = false;
-    if (findCondition(b.status?.conditions as Condition[] | undefined, BindingConditionFailoverExhausted)?.status === 'True') {
+    if (findCondition(b.status?.conditions, BindingConditionFailoverExhausted)?.status === 'True') {
       const userActed = b.metadata.annotations?.[FailoverExhaustedAnnotation] !== exhaustionFingerprint(b);
       if (userActed || items.some((i) => i.health === 'Healthy')) {
         exhaustion = { state: 'resumed' };
@@ -168,18 +157,16 @@ export function reconcileApplicationFailover(ctx: ReconcileContext, key: string)
 
     if (toEvict.length) {
       const trial = withMetaAndSpec(next);
-      const before = ((b.spec?.clusters ?? []) as Array<{ name: string; replicas?: number }>);
+      const before = b.spec?.clusters ?? [];
       const purgeMode = normalizePurgeMode(app!.purgeMode) ?? PurgeModeGracefully;
-      const tasks = [...((trial.spec.gracefulEvictionTasks ?? []) as Array<Record<string, unknown>>)];
-      const hist = [...((trial.spec.activeEvictionHistory ?? []) as HistoryEntry[])];
+      const tasks: EvictionTask[] = [...(trial.spec.gracefulEvictionTasks ?? [])];
+      const hist: HistoryEntry[] = [...(trial.spec.activeEvictionHistory ?? [])];
       const blocks: number[] = [];
       for (const c of toEvict) {
         const replicas = before.find((x) => x.name === c)?.replicas ?? 0;
         if (!tasks.some((t) => t.fromCluster === c)) {
-          const task: Record<string, unknown> = { fromCluster: c, purgeMode };
-          if (replicas > 0) task.replicas = replicas;
-          task.reason = EvictionReasonApplicationFailure;
-          task.producer = source;
+          // Fields in Karmada's order: the task is written as built.
+          const task: EvictionTask = { fromCluster: c, purgeMode, ...(replicas > 0 ? { replicas } : {}), reason: EvictionReasonApplicationFailure, producer: source };
           if (purgeMode === PurgeModeGracefully) task.gracePeriodSeconds = app!.gracePeriodSeconds ?? DefaultGracePeriodSeconds;
           if (purgeMode === PurgeModeNever) task.suppressDeletion = true;
           const rules = app!.statePreservation?.rules ?? [];
@@ -188,7 +175,7 @@ export function reconcileApplicationFailover(ctx: ReconcileContext, key: string)
               task.preservedLabelState = preservedLabelState(rules, items.find((i) => i.clusterName === c), c);
             } catch (e) {
               // Nothing is written: the eviction is tried again once the status is there.
-              return { ...emptyResult(), events, error: (e as Error).message };
+              return { ...emptyResult(), events, error: errorMessage(e) };
             }
             task.clustersBeforeFailover = before.map((x) => x.name);
           }
@@ -210,7 +197,7 @@ export function reconcileApplicationFailover(ctx: ReconcileContext, key: string)
       else delete trial.spec.clusters;
       trial.spec.gracefulEvictionTasks = tasks;
       setHistory(trial, hist);
-      const nowhere = remaining.length ? undefined : noClusterLeft(ctx, trial);
+      const nowhere = remaining.length ? undefined : noClusterLeft(ctx, b, trial);
       if (nowhere !== undefined) {
         // Evicting would leave the workload nowhere: it stays where it is, and failover stops cycling.
         exhaustion = {
@@ -226,7 +213,7 @@ export function reconcileApplicationFailover(ctx: ReconcileContext, key: string)
     }
   }
   // A policy that no longer asks for application failover leaves nothing exhausted behind.
-  if (!app && findCondition(b.status?.conditions as Condition[] | undefined, BindingConditionFailoverExhausted)) exhaustion = { state: 'resumed' };
+  if (!app && findCondition(b.status?.conditions, BindingConditionFailoverExhausted)) exhaustion = { state: 'resumed' };
   setClocks(next, eligible ? clocks : {});
   const ann = { ...(next.metadata.annotations ?? {}) };
   if (exhaustion?.state === 'exhausted') ann[FailoverExhaustedAnnotation] = exhaustionFingerprint(b);
@@ -247,24 +234,24 @@ export function reconcileApplicationFailover(ctx: ReconcileContext, key: string)
 }
 
 /** The user's inputs failover judged: the template's version, the placement and the failover policy. */
-function exhaustionFingerprint(b: KObject): string {
-  const r = b.spec?.resource as { resourceVersion?: string } | undefined;
+function exhaustionFingerprint(b: Binding): string {
+  const r = b.spec?.resource;
   return `${r?.resourceVersion ?? ''}/${fnv32a(JSON.stringify([b.spec?.placement ?? null, b.spec?.failover ?? null]))}`;
 }
 
 /**
- * Why the binding, once evicted as `trial` says, could be scheduled nowhere (the scheduler's own
- * answer), or undefined when it could. Asked only when no target would remain.
+ * Why the binding `b`, once evicted as `trial` (its changed copy) says, could be scheduled nowhere (the
+ * scheduler's own answer), or undefined when it could. Asked only when no target would remain.
  */
-function noClusterLeft(ctx: ReconcileContext, trial: KObject): string | undefined {
+function noClusterLeft(ctx: ReconcileContext, b: Binding, trial: KObject): string | undefined {
   const clusters = ctx.reader.list(CLUSTER).filter((c) => !isTerminating(c));
   // The trial is a new generation for the scheduler: it must place it, not skip it as already observed.
-  const probe = { ...trial, metadata: { ...trial.metadata, generation: (trial.metadata.generation ?? 0) + 1 } };
+  const probe: Binding = { ...b, metadata: { ...trial.metadata, generation: (trial.metadata.generation ?? 0) + 1 }, spec: trial.spec };
   let pass;
   try {
     pass = ctx.schedule(probe, clusters, ctx.now);
   } catch (e) {
-    return (e as Error).message;
+    return errorMessage(e);
   }
   if (pass.action === 'Failed') return pass.error?.message ?? 'no cluster fits';
   if (pass.clusters === null || (pass.clusters !== undefined && pass.clusters.length === 0)) return 'the schedule would be empty';
@@ -272,16 +259,16 @@ function noClusterLeft(ctx: ReconcileContext, trial: KObject): string | undefine
 }
 
 /** The binding status with the FailoverExhausted condition set or removed; undefined when unchanged. */
-function exhaustionStatus(b: KObject, e: { state: 'exhausted'; message: string } | { state: 'resumed' } | undefined, now: Date): Record<string, unknown> | undefined {
+function exhaustionStatus(b: Binding, e: { state: 'exhausted'; message: string } | { state: 'resumed' } | undefined, now: Date): ResourceBindingStatus | undefined {
   if (!e) return undefined;
-  const conds = (b.status?.conditions ?? []) as Condition[];
+  const conds = b.status?.conditions ?? [];
   const next =
     e.state === 'exhausted'
       ? setCondition(conds, { type: BindingConditionFailoverExhausted, status: 'True', reason: ReasonNoClusterLeft, message: e.message }, now)
       : conds.filter((c) => c.type !== BindingConditionFailoverExhausted);
   if (deepEqual(next, conds)) return undefined;
-  const status = { ...(b.status ?? {}), conditions: next };
-  if (!next.length) delete (status as Record<string, unknown>).conditions;
+  const status: ResourceBindingStatus = { ...(b.status ?? {}), conditions: next };
+  if (!next.length) delete status.conditions;
   return status;
 }
 

@@ -36,7 +36,7 @@ export function reconcileInterpreterHealth(ctx: ReconcileContext, key: string): 
   const ric = ctx.reader.get(RIC, undefined, ref.name);
   if (!ric || isTerminating(ric) || !ctx.interpreter.scriptHealth) return emptyResult();
   const health = ctx.interpreter.scriptHealth(ref.name);
-  const conds = ric.status?.conditions as Condition[] | undefined;
+  const conds = ric.status?.conditions;
   const prev = findCondition(conds, RICConditionScriptsHealthy);
   let next: Omit<Condition, 'lastTransitionTime'>;
   if (health.failures.length) {

@@ -4,6 +4,8 @@
  * jsonpath prints one value: strings as they are, everything else as JSON. A missing key is an error,
  * as with Karmada's strict evaluation (missing keys not allowed).
  */
+import { isObject } from '../json/value.js';
+
 export function evalJsonPath(expr: string, root: unknown): string {
   const m = /^\s*\{\s*(.*?)\s*\}\s*$/.exec(expr);
   if (!m) throw new Error(`jsonPath ${expr} must be one {...} expression such as {.replicas}`);
@@ -27,10 +29,10 @@ export function evalJsonPath(expr: string, root: unknown): string {
       continue;
     }
     const key = s[1] ?? s[2] ?? s[3]!;
-    if (cur === null || typeof cur !== 'object' || Array.isArray(cur) || !Object.prototype.hasOwnProperty.call(cur, key)) {
+    if (!isObject(cur) || !Object.prototype.hasOwnProperty.call(cur, key)) {
       throw new Error(`jsonPath ${expr}: ${key} is not found`);
     }
-    cur = (cur as Record<string, unknown>)[key];
+    cur = cur[key];
   }
   return typeof cur === 'string' ? cur : JSON.stringify(cur);
 }

@@ -10,20 +10,45 @@ import {
   PolicyGroupVersion,
   WorkGroupVersion,
 } from '../api/constants.js';
+import type {
+  Cluster,
+  ClusterOverridePolicy,
+  ClusterPropagationPolicy,
+  ClusterResourceBinding,
+  ClusterTaintPolicy,
+  OverridePolicy,
+  PropagationPolicy,
+  ResourceBinding,
+  ResourceBindingSpec,
+  ResourceInterpreterCustomization,
+  Work,
+  WorkloadRebalancer,
+} from '../api/generated/types.js';
 import { groupOf, type KObject, type TypeRef } from './object.js';
 
-export const PP: TypeRef = { apiVersion: PolicyGroupVersion, kind: 'PropagationPolicy' };
-export const CPP: TypeRef = { apiVersion: PolicyGroupVersion, kind: 'ClusterPropagationPolicy' };
-export const OP: TypeRef = { apiVersion: PolicyGroupVersion, kind: 'OverridePolicy' };
-export const COP: TypeRef = { apiVersion: PolicyGroupVersion, kind: 'ClusterOverridePolicy' };
-export const RB: TypeRef = { apiVersion: BindingGroupVersion, kind: 'ResourceBinding' };
-export const CRB: TypeRef = { apiVersion: BindingGroupVersion, kind: 'ClusterResourceBinding' };
-export const WORK: TypeRef = { apiVersion: WorkGroupVersion, kind: 'Work' };
-export const CLUSTER: TypeRef = { apiVersion: ClusterGroupVersion, kind: 'Cluster' };
-export const RIC: TypeRef = { apiVersion: ConfigGroupVersion, kind: 'ResourceInterpreterCustomization' };
-export const CTP: TypeRef = { apiVersion: PolicyGroupVersion, kind: 'ClusterTaintPolicy' };
+export const PP: TypeRef<PropagationPolicy> = { apiVersion: PolicyGroupVersion, kind: 'PropagationPolicy' };
+export const CPP: TypeRef<ClusterPropagationPolicy> = { apiVersion: PolicyGroupVersion, kind: 'ClusterPropagationPolicy' };
+export const OP: TypeRef<OverridePolicy> = { apiVersion: PolicyGroupVersion, kind: 'OverridePolicy' };
+export const COP: TypeRef<ClusterOverridePolicy> = { apiVersion: PolicyGroupVersion, kind: 'ClusterOverridePolicy' };
+export const RB: TypeRef<ResourceBinding> = { apiVersion: BindingGroupVersion, kind: 'ResourceBinding' };
+export const CRB: TypeRef<ClusterResourceBinding> = { apiVersion: BindingGroupVersion, kind: 'ClusterResourceBinding' };
+export const WORK: TypeRef<Work> = { apiVersion: WorkGroupVersion, kind: 'Work' };
+export const CLUSTER: TypeRef<Cluster> = { apiVersion: ClusterGroupVersion, kind: 'Cluster' };
+export const RIC: TypeRef<ResourceInterpreterCustomization> = { apiVersion: ConfigGroupVersion, kind: 'ResourceInterpreterCustomization' };
+export const CTP: TypeRef<ClusterTaintPolicy> = { apiVersion: PolicyGroupVersion, kind: 'ClusterTaintPolicy' };
 export const NAMESPACE: TypeRef = { apiVersion: 'v1', kind: 'Namespace' };
-export const WORKLOAD_REBALANCER: TypeRef = { apiVersion: AppsGroupVersion, kind: 'WorkloadRebalancer' };
+export const WORKLOAD_REBALANCER: TypeRef<WorkloadRebalancer> = { apiVersion: AppsGroupVersion, kind: 'WorkloadRebalancer' };
+
+/** Either binding kind: what the binding-side reconcilers read (their specs share one schema). */
+export type Binding = ResourceBinding | ClusterResourceBinding;
+/** One of a binding's target clusters (spec.clusters, requiredBy[].clusters). */
+export type BindingTarget = NonNullable<ResourceBindingSpec['clusters']>[number];
+/** One of a binding's spec.gracefulEvictionTasks. */
+export type GracefulEvictionTask = NonNullable<ResourceBindingSpec['gracefulEvictionTasks']>[number];
+/** Either propagation policy kind. */
+export type Policy = PropagationPolicy | ClusterPropagationPolicy;
+/** Either override policy kind. */
+export type Override = OverridePolicy | ClusterOverridePolicy;
 
 const KARMADA_GROUPS = new Set(['policy.karmada.io', 'work.karmada.io', 'cluster.karmada.io', 'config.karmada.io', 'apps.karmada.io']);
 
@@ -37,8 +62,23 @@ export function is(obj: TypeRef, t: TypeRef): boolean {
   return obj.apiVersion === t.apiVersion || groupOf(obj.apiVersion) === groupOf(t.apiVersion);
 }
 
+/** `is` as a narrowing: a watched object of that kind is of its type, as the store's objects are. */
+export function isOf<T extends KObject>(obj: KObject, t: TypeRef<T>): obj is T {
+  return is(obj, t);
+}
+
 export function isBinding(t: TypeRef): boolean {
   return is(t, RB) || is(t, CRB);
+}
+
+/** The binding kind a binding key names, to read it typed: `reader.get(bindingType(ref), ...)` is a Binding. */
+export function bindingType(t: TypeRef): TypeRef<Binding> {
+  return is(t, CRB) ? CRB : RB;
+}
+
+/** The policy kind a policy key names, to read it typed. */
+export function policyType(t: TypeRef): TypeRef<Policy> {
+  return is(t, CPP) ? CPP : PP;
 }
 
 export function isPolicy(t: TypeRef): boolean {

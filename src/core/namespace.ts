@@ -34,7 +34,9 @@ import {
 import { pruneInPlace } from './prune.js';
 import { setManagedKeys, workPermanentId } from './binding.js';
 import { CLUSTER, isIgnoredNamespace, NAMESPACE, WORK } from './kinds.js';
-import { deepClone, deepEqual } from '../json/value.js';
+import type { Cluster, Work } from '../api/generated/types.js';
+import { errorMessage } from '../json/error.js';
+import { deepClone, deepEqual, isObject } from '../json/value.js';
 import { getLabel, isTerminating, parseRefKey, refKey, refOf, withMeta, type KObject } from './object.js';
 import { intern } from '../json/strings.js';
 import { applyOverridePolicies } from './override.js';
@@ -58,23 +60,25 @@ export const namespaceKey = (name: string): string => refKey({ apiVersion: NAMES
 const namespaceWorkName = (name: string): string => generateWorkName(NAMESPACE.kind, name);
 
 /** Made by this controller (owned by the namespace), not by a ClusterPropagationPolicy's binding of the same name. */
-function isNamespaceWork(w: KObject, name: string): boolean {
+function isNamespaceWork(w: Work, name: string): boolean {
   if (w.metadata.annotations?.[ClusterResourceBindingAnnotation]) return false;
   return (w.metadata.ownerReferences ?? []).some((o) => o.kind === NAMESPACE.kind && o.name === name);
 }
 
 /**
- * The Work that carries `ns` to `cluster` (create when `existing` is undefined), or undefined when
- * `existing` already is it. Throws when an override policy fails.
+ * The namespace's manifest for `cluster` as its Work carries it (overridden, pruned, decorated), with
+ * the ClusterOverridePolicies applied. Throws when an override policy fails.
  */
-export function namespaceWork(reader: ObjectReader, ns: KObject, cluster: KObject, existing?: KObject): KObject | undefined {
+function namespaceManifest(reader: ObjectReader, ns: KObject, cluster: Cluster, existing: Work | undefined) {
   const name = ns.metadata.name!;
   const workName = namespaceWorkName(name);
   const workNs = generateExecutionSpaceName(cluster.metadata.name!);
-  const base = pruneInPlace(deepClone(ns), { jobTTL: true }) as KObject;
+  const base = deepClone(ns);
+  pruneInPlace(base, { jobTTL: true });
   // Namespaces are cluster-scoped: only ClusterOverridePolicies apply.
   const out = applyOverridePolicies(reader, base, cluster);
-  const manifest: KObject = out.manifest === base ? base : (pruneInPlace(out.manifest, { jobTTL: true }) as KObject);
+  const manifest = out.manifest;
+  if (manifest !== base) pruneInPlace(manifest, { jobTTL: true });
   manifest.metadata = { ...manifest.metadata };
   const workId = (existing && getLabel(existing, WorkPermanentIDLabel)) || workPermanentId(ns.metadata.uid ?? namespaceKey(name), cluster.metadata.name!);
   // CreateOrUpdateWork's decoration of the manifest; a namespace Work has no conflict-resolution annotation.
@@ -86,13 +90,22 @@ export function namespaceWork(reader: ObjectReader, ns: KObject, cluster: KObjec
     [WorkNamespaceAnnotation]: workNs,
   };
   setManagedKeys(manifest);
+  return { manifest, clusterOverrides: out.clusterOverrides, workId, workName, workNs };
+}
 
+/**
+ * The Work that carries `ns` to `cluster` (create when `existing` is undefined), or undefined when
+ * `existing` already is it. Throws when an override policy fails.
+ */
+export function namespaceWork(reader: ObjectReader, ns: KObject, cluster: Cluster, existing?: Work): Work | undefined {
+  const name = ns.metadata.name!;
+  const { manifest, workId, workName, workNs, ...out } = namespaceManifest(reader, ns, cluster, existing);
   const annotations: Record<string, string> = {};
   if (out.clusterOverrides.length) annotations[AppliedClusterOverridesAnnotation] = intern(JSON.stringify(out.clusterOverrides));
   const owner = ns.metadata.uid ? [{ apiVersion: NAMESPACE.apiVersion, kind: NAMESPACE.kind, name, uid: ns.metadata.uid, controller: true, blockOwnerDeletion: true }] : undefined;
   const spec = { workload: { manifests: [manifest] } };
   if (!existing) {
-    const metadata: KObject['metadata'] = { name: workName, namespace: workNs, finalizers: [ExecutionControllerFinalizer], labels: { [WorkPermanentIDLabel]: workId } };
+    const metadata: Work['metadata'] = { name: workName, namespace: workNs, finalizers: [ExecutionControllerFinalizer], labels: { [WorkPermanentIDLabel]: workId } };
     if (owner) metadata.ownerReferences = owner;
     if (Object.keys(annotations).length) metadata.annotations = annotations;
     return { apiVersion: WorkGroupVersion, kind: 'Work', metadata, spec };
@@ -135,10 +148,15 @@ export function reconcileNamespace(ctx: ReconcileContext, key: string): Reconcil
       const w = namespaceWork(ctx.reader, ns, c, existing);
       if (w) writes.push({ op: existing ? 'update' : 'create', object: w });
     } catch (e) {
-      errors.push(`sync namespace(${name}) to cluster(${c.metadata.name}) failed due to: ${(e as Error).message}`);
+      errors.push(`sync namespace(${name}) to cluster(${c.metadata.name}) failed due to: ${errorMessage(e)}`);
     }
   }
   return errors.length ? { writes, events: [], error: errors.join('; ') } : { writes, events: [] };
+}
+
+/** Whether a Work's manifest is a Kubernetes object at all (a hand-edited Work may hold anything). */
+function isKubernetesObject(m: Record<string, unknown> | undefined): m is KObject {
+  return !!m && typeof m.apiVersion === 'string' && typeof m.kind === 'string' && isObject(m.metadata);
 }
 
 /**
@@ -154,11 +172,11 @@ export function memberNamespaceManifest(reader: ObjectReader, name: string, clus
   if (!ns || !cluster || isTerminating(ns) || skipsAutoPropagation(ns)) return bare;
   const stored = reader.get(WORK, generateExecutionSpaceName(clusterName), namespaceWorkName(name));
   if (stored && isNamespaceWork(stored, name)) {
-    const m = (stored.spec?.workload?.manifests ?? [])[0] as KObject | undefined;
-    if (m?.kind === NAMESPACE.kind) return m;
+    const m = (stored.spec?.workload?.manifests ?? [])[0];
+    if (isKubernetesObject(m) && m.kind === NAMESPACE.kind) return m;
   }
   try {
-    return namespaceWork(reader, ns, cluster)!.spec.workload.manifests[0] as KObject;
+    return namespaceManifest(reader, ns, cluster, undefined).manifest;
   } catch {
     // An override that fails is reported by the controller on the Work; the object still needs its namespace.
     return bare;
@@ -174,7 +192,7 @@ export function compileSkippedNamespaces(entries: readonly string[]): RegExp[] {
     try {
       return new RegExp(`^(?:${e})$`);
     } catch (err) {
-      throw new Error(`${JSON.stringify(e)} is not a regular expression (${(err as Error).message})`);
+      throw new Error(`${JSON.stringify(e)} is not a regular expression (${errorMessage(err)})`);
     }
   });
 }

@@ -26,9 +26,19 @@ export interface ObjectRef {
   uid?: string;
 }
 
-export interface TypeRef {
+/** Never present at run time: the key of TypeRef's phantom object type (a symbol, so no KObject field can fill it). */
+declare const objectType: unique symbol;
+
+/**
+ * A kind's apiVersion and kind, and (a phantom, types only) the shape of its objects: the one place a
+ * read object gets its type. `reader.get(WORK, ...)` is a `Work`, narrowed once by the store that returns
+ * it (it keeps objects by kind), so reconcilers need no cast. A plain `{ apiVersion, kind }` is a
+ * `TypeRef<KObject>`: any kind, as templates are.
+ */
+export interface TypeRef<T extends KObject = KObject> {
   apiVersion: string;
   kind: string;
+  readonly [objectType]?: T;
 }
 
 export function groupOf(apiVersion: string): string {
@@ -116,6 +126,14 @@ export function withMeta<T extends { metadata: ObjectMeta }>(o: T): T {
 /** A copy to change metadata and top-level spec fields on. */
 export function withMetaAndSpec(o: KObject): KObject {
   return { ...o, metadata: { ...o.metadata }, spec: { ...(o.spec ?? {}) } };
+}
+
+/**
+ * withMetaAndSpec for an object of a generated kind: the copy keeps its type. (One function once every
+ * caller of withMetaAndSpec writes the generated shapes back: a generic withMetaAndSpec would check them.)
+ */
+export function withMetaAndSpecOf<T extends { metadata: ObjectMeta; spec: object }>(o: T): T {
+  return { ...o, metadata: { ...o.metadata }, spec: { ...o.spec } };
 }
 
 // ---------------------------------------------------------------------------------------------

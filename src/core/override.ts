@@ -4,11 +4,13 @@
  * within a rule the overriders run image, command, args, labels, annotations, field, plaintext.
  */
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import { COP, OP } from './kinds.js';
+import { COP, OP, type Override } from './kinds.js';
+import { errorMessage } from '../json/error.js';
+import { isObject } from '../json/value.js';
 import { applyPatch, escapePointerToken, getPointer, type PatchOp } from '../json/jsonpatch.js';
 import type { KObject } from './object.js';
 import type { ObjectReader } from './ports.js';
-import { clusterMatches, implicitPriority, PriorityMatchAll, type ClusterAffinity, type ResourceSelector } from './selectors.js';
+import { clusterMatches, implicitPriority, PriorityMatchAll, type ClusterAffinity, type ClusterView } from './selectors.js';
 
 export interface Overriders {
   plaintext?: Array<{ path: string; operator: 'add' | 'remove' | 'replace'; value?: unknown }>;
@@ -42,7 +44,7 @@ export interface OverrideOutcome {
 }
 
 /** Applies every matching override policy to a copy of manifest for one cluster; throws on failure. */
-export function applyOverridePolicies(reader: ObjectReader, manifest: KObject, cluster: KObject): OverrideOutcome {
+export function applyOverridePolicies(reader: ObjectReader, manifest: KObject, cluster: ClusterView): OverrideOutcome {
   let m = manifest;
   const clusterOverrides: AppliedOverrideItem[] = [];
   const namespacedOverrides: AppliedOverrideItem[] = [];
@@ -61,11 +63,11 @@ export function applyOverridePolicies(reader: ObjectReader, manifest: KObject, c
 }
 
 /** Matching policies, least specific first (implicit priority, then name), so the most specific wins. */
-function sortPolicies(manifest: KObject, policies: readonly KObject[]): KObject[] {
-  const scored: Array<{ p: KObject; prio: number }> = [];
+function sortPolicies(manifest: KObject, policies: readonly Override[]): Override[] {
+  const scored: Array<{ p: Override; prio: number }> = [];
   for (const p of policies) {
     if (p.metadata.deletionTimestamp) continue;
-    const sels = (p.spec?.resourceSelectors ?? []) as ResourceSelector[];
+    const sels = p.spec?.resourceSelectors ?? [];
     const prio = sels.length === 0 ? PriorityMatchAll : implicitPriority(manifest, sels);
     if (prio > 0) scored.push({ p, prio });
   }
@@ -73,14 +75,14 @@ function sortPolicies(manifest: KObject, policies: readonly KObject[]): KObject[
   return scored.map((s) => s.p);
 }
 
-export function rulesOf(policy: KObject): OverrideRule[] {
+export function rulesOf(policy: Override): OverrideRule[] {
   const spec = policy.spec ?? {};
-  if (Array.isArray(spec.overrideRules)) return spec.overrideRules as OverrideRule[];
+  if (Array.isArray(spec.overrideRules)) return spec.overrideRules;
   if (spec.overriders) return [{ targetCluster: spec.targetCluster, overriders: spec.overriders }];
   return [];
 }
 
-function applyPolicy(manifest: KObject, policy: KObject, cluster: KObject, applied: AppliedOverrideItem[]): KObject {
+function applyPolicy(manifest: KObject, policy: Override, cluster: ClusterView, applied: AppliedOverrideItem[]): KObject {
   let m = manifest;
   const name = policy.metadata.name!;
   for (const rule of rulesOf(policy)) {
@@ -89,7 +91,7 @@ function applyPolicy(manifest: KObject, policy: KObject, cluster: KObject, appli
       m = applyOverriders(m, rule.overriders ?? {});
     } catch (e) {
       const which = policy.metadata.namespace ? `OverridePolicy ${policy.metadata.namespace}/${name}` : `ClusterOverridePolicy ${name}`;
-      throw new Error(`failed to apply ${which} to cluster ${cluster.metadata.name}: ${(e as Error).message}`);
+      throw new Error(`failed to apply ${which} to cluster ${cluster.metadata.name}: ${errorMessage(e)}`);
     }
     applied.push({ policyName: name, overriders: rule.overriders ?? {} });
   }
@@ -138,9 +140,9 @@ function imagePatches(m: KObject, io: NonNullable<Overriders['imageOverrider']>[
   } else {
     const base = podSpecPath(m.kind);
     if (!base) return [];
-    const spec = getPointer(m, base).value as Record<string, unknown> | undefined;
+    const spec = getPointer(m, base).value;
     for (const field of ['containers', 'initContainers']) {
-      const list = spec?.[field];
+      const list = isObject(spec) ? spec[field] : undefined;
       if (Array.isArray(list)) list.forEach((_, i) => paths.push(`${base}/${field}/${i}/image`));
     }
   }
@@ -232,7 +234,8 @@ function commandArgsPatches(m: KObject, o: { containerName: string; operator: 'a
   containers.forEach((c: Record<string, unknown>, i) => {
     if (c?.name !== o.containerName) return;
     const path = `${base}/containers/${i}/${field}`;
-    const cur = Array.isArray(c[field]) ? (c[field] as string[]) : undefined;
+    const held = c[field];
+    const cur: string[] | undefined = Array.isArray(held) ? held : undefined;
     const value = o.value ?? [];
     if (o.operator === 'add') {
       ops.push(cur ? { op: 'replace', path, value: [...cur, ...value] } : { op: 'add', path, value: [...value] });
@@ -247,7 +250,7 @@ function commandArgsPatches(m: KObject, o: { containerName: string; operator: 'a
 // labelsOverrider / annotationsOverrider
 
 function mapPatches(m: KObject, o: { operator: 'add' | 'remove' | 'replace'; value?: Record<string, string> }, field: 'labels' | 'annotations'): PatchOp[] {
-  const cur = (m.metadata?.[field] ?? undefined) as Record<string, string> | undefined;
+  const cur = m.metadata?.[field] ?? undefined;
   const ops: PatchOp[] = [];
   let exists = cur !== undefined;
   for (const [k, v] of Object.entries(o.value ?? {})) {
@@ -278,7 +281,7 @@ function applyFieldOverrider(m: KObject, fo: NonNullable<Overriders['fieldOverri
   try {
     doc = isJson ? JSON.parse(cur.value) : parseYaml(cur.value);
   } catch (e) {
-    throw new Error(`fieldOverrider: ${fo.fieldPath} does not hold valid ${isJson ? 'JSON' : 'YAML'}: ${(e as Error).message}`);
+    throw new Error(`fieldOverrider: ${fo.fieldPath} does not hold valid ${isJson ? 'JSON' : 'YAML'}: ${errorMessage(e)}`);
   }
   const patched = applyPatch(doc, ops);
   const text = isJson ? JSON.stringify(patched) : stringifyYaml(patched);

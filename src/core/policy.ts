@@ -13,7 +13,7 @@ import {
 } from '../api/constants.js';
 import { cppClaimOf, hasAnyClaim, isClusterPolicy, policyId, ppClaimOf, setClaim, withoutClaim } from './claim.js';
 import { DETECTOR, detectorKey, selectorsOf } from './detector.js';
-import { COP, CPP, CRB, OP, PP, RB } from './kinds.js';
+import { COP, CPP, CRB, OP, PP, policyType, RB, type Policy } from './kinds.js';
 import { withMeta, hasFinalizer, isTerminating, parseRefKey, refOf, removeFinalizer, type KObject } from './object.js';
 import { emptyResult, type CoreEvent, type EnqueueRequest, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
 import { matchesAnySelector } from './selectors.js';
@@ -22,7 +22,7 @@ export const POLICY = 'policy';
 
 export function reconcilePolicy(ctx: ReconcileContext, key: string): ReconcileResult {
   const ref = parseRefKey(key);
-  const policy = ctx.reader.get(ref, ref.namespace, ref.name);
+  const policy = ctx.reader.get(policyType(ref), ref.namespace, ref.name);
   if (!policy) return emptyResult();
   return isTerminating(policy) ? onPolicyDeleted(ctx, policy) : onPolicyChanged(ctx, policy);
 }
@@ -35,7 +35,7 @@ function idLabelOf(policy: KObject): string {
  * Unclaims every template this policy claimed, binding first then template, each guarded by the id;
  * bindings, Works and member objects stay (preserveResourcesOnDeletion is irrelevant here).
  */
-function onPolicyDeleted(ctx: ReconcileContext, policy: KObject): ReconcileResult {
+function onPolicyDeleted(ctx: ReconcileContext, policy: Policy): ReconcileResult {
   const finalizer = isClusterPolicy(policy) ? ClusterPropagationPolicyControllerFinalizer : PropagationPolicyControllerFinalizer;
   if (!hasFinalizer(policy, finalizer)) return emptyResult();
   const cluster = isClusterPolicy(policy);
@@ -62,7 +62,7 @@ function onPolicyDeleted(ctx: ReconcileContext, policy: KObject): ReconcileResul
   return { writes, events: [] };
 }
 
-function onPolicyChanged(ctx: ReconcileContext, policy: KObject): ReconcileResult {
+function onPolicyChanged(ctx: ReconcileContext, policy: Policy): ReconcileResult {
   const cluster = isClusterPolicy(policy);
   const id = policyId(policy);
   const lazy = policy.spec?.activationPreference === 'Lazy';
@@ -84,7 +84,7 @@ function onPolicyChanged(ctx: ReconcileContext, policy: KObject): ReconcileResul
     ? [...ctx.reader.list(RB, { labels: label }), ...ctx.reader.list(CRB, { labels: label })]
     : ctx.reader.list(RB, { namespace: policy.metadata.namespace, labels: label });
   for (const b of bindings) {
-    const r = b.spec?.resource as { apiVersion: string; kind: string; namespace?: string; name: string } | undefined;
+    const r = b.spec?.resource;
     if (!r) continue;
     const tpl = ctx.reader.get(r, r.namespace, r.name);
     if (!tpl) continue;
@@ -115,7 +115,7 @@ function onPolicyChanged(ctx: ReconcileContext, policy: KObject): ReconcileResul
     }
   }
   if (waiting > 0) {
-    for (const n of (policy.spec?.dependentOverrides ?? []) as string[]) {
+    for (const n of policy.spec?.dependentOverrides ?? []) {
       const found = cluster ? ctx.reader.get(COP, undefined, n) : ctx.reader.get(OP, policy.metadata.namespace, n);
       if (!found) return { writes, events, enqueue: enqueue.slice(0, claimedCount), error: 'waiting for dependent overrides' };
     }
@@ -126,15 +126,15 @@ function onPolicyChanged(ctx: ReconcileContext, policy: KObject): ReconcileResul
   return { writes, events, enqueue };
 }
 
-function priorityOf(p: KObject | undefined): number {
-  return (p?.spec?.priority as number | undefined) ?? 0;
+function priorityOf(p: Policy | undefined): number {
+  return p?.spec?.priority ?? 0;
 }
 
 /**
  * A preempting policy takes named templates claimed by a same-kind policy of strictly lower explicit
  * priority; a PP also takes templates claimed by any CPP. A CPP never takes a PP's template.
  */
-function preempt(ctx: ReconcileContext, policy: KObject, writes: Write[], events: CoreEvent[]): void {
+function preempt(ctx: ReconcileContext, policy: Policy, writes: Write[], events: CoreEvent[]): void {
   const cluster = isClusterPolicy(policy);
   const id = policyId(policy);
   const mine = priorityOf(policy);

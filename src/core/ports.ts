@@ -13,6 +13,8 @@ import {
   type Health,
 } from '../api/constants.js';
 import type { KObject, ObjectRef, TypeRef } from './object.js';
+import { is, isBinding, isPolicy, type Binding, type Policy } from './kinds.js';
+import type { Cluster, ResourceBindingStatus } from '../api/generated/types.js';
 
 // ---------------------------------------------------------------------------------------------
 // Reading
@@ -39,8 +41,9 @@ export class ReaderNotReadyError extends Error {
  * Returned objects are shared with the store: never mutate them, copy first.
  */
 export interface ObjectReader {
-  get(type: TypeRef, namespace: string | undefined, name: string, cluster?: string): KObject | undefined;
-  list(type: TypeRef, opts?: ListOptions, cluster?: string): KObject[];
+  /** An object of that type: `get(WORK, ...)` is a `Work` (the store narrows, it keeps objects by kind). */
+  get<T extends KObject>(type: TypeRef<T>, namespace: string | undefined, name: string, cluster?: string): T | undefined;
+  list<T extends KObject>(type: TypeRef<T>, opts?: ListOptions, cluster?: string): T[];
   /** Every type with at least one object in that cluster: the detector's view of "all templates". */
   types(cluster?: string): TypeRef[];
 }
@@ -114,12 +117,7 @@ export interface SchedulePass {
   /** New spec.clusters: null clears, undefined leaves as is. */
   clusters?: TargetCluster[] | null;
   appliedPlacement?: string;
-  status: {
-    conditions?: unknown[];
-    schedulerObservedGeneration?: number;
-    lastScheduledTime?: string;
-    schedulerObservingAffinityName?: string;
-  };
+  status: Pick<ResourceBindingStatus, 'conditions' | 'schedulerObservedGeneration' | 'lastScheduledTime' | 'schedulerObservingAffinityName'>;
   statusChanged: boolean;
   retry: boolean;
   error?: { kind: string; message: string };
@@ -128,7 +126,7 @@ export interface SchedulePass {
   evictionBlockExpiresAt?: string;
 }
 
-export type ScheduleFn = (binding: KObject, clusters: readonly KObject[], now: Date) => SchedulePass;
+export type ScheduleFn = (binding: Binding, clusters: readonly Cluster[], now: Date) => SchedulePass;
 
 // ---------------------------------------------------------------------------------------------
 // Interpreter port
@@ -156,6 +154,8 @@ export interface AggregatedStatusItem {
   applied?: boolean;
   appliedMessage?: string;
   health?: Health;
+  /** karmada-lite extension: what an Argo CD health check (`--health-checks`) said. */
+  healthMessage?: string;
   settled?: boolean;
 }
 
@@ -170,6 +170,11 @@ export interface Interpreter {
   retain(desired: KObject, observed: KObject): KObject;
   reflectStatus(obj: KObject): Record<string, unknown> | undefined;
   interpretHealth(obj: KObject): boolean;
+  /**
+   * Tri-state health with the health check's message (`--health-checks`), or undefined when the answering
+   * layer has no more to say than interpretHealth. An interpreter error is `{ health: 'Unknown', error }`.
+   */
+  healthDetail?(obj: KObject): { health: Health; message?: string; error?: string } | undefined;
   aggregateStatus(obj: KObject, items: readonly AggregatedStatusItem[]): KObject;
   getDependencies(obj: KObject): DependentObjectReference[];
   /**
@@ -269,13 +274,28 @@ export type Reconcile = (ctx: ReconcileContext, key: string) => ReconcileResult;
 // Controllers: a reconciler and what wakes it up
 
 /** A change the store reports (the store's watch event, seen from the core). */
-export interface ObjectChange {
+export interface ObjectChange<T extends KObject = KObject> {
   type: 'ADDED' | 'MODIFIED' | 'DELETED';
-  object: KObject;
-  old?: KObject;
+  object: T;
+  old?: T;
   cluster?: string;
   /** The controller whose write caused the change; undefined for users and simulations. */
   origin?: string;
+}
+
+/** A change to an object of that kind: its object and old object have the kind's type (a kind's watch events are of one kind). */
+export function isChangeOf<T extends KObject>(c: ObjectChange, t: TypeRef<T>): c is ObjectChange<T> {
+  return is(c.object, t);
+}
+
+/** A change to a ResourceBinding or ClusterResourceBinding. */
+export function isBindingChange(c: ObjectChange): c is ObjectChange<Binding> {
+  return isBinding(c.object);
+}
+
+/** A change to a PropagationPolicy or ClusterPropagationPolicy. */
+export function isPolicyChange(c: ObjectChange): c is ObjectChange<Policy> {
+  return isPolicy(c.object);
 }
 
 export interface ControllerSpec {

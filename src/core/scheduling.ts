@@ -11,9 +11,10 @@ import {
   PropagationPolicyPermanentIDLabel,
   SchedulerName,
 } from '../api/constants.js';
-import { CLUSTER } from './kinds.js';
+import { bindingType, CLUSTER, type Binding } from './kinds.js';
+import { errorMessage } from '../json/error.js';
 import { deepClone, deepEqual } from '../json/value.js';
-import { getLabel, isTerminating, parseRefKey, parseTime, refOf, type KObject, type ObjectRef } from './object.js';
+import { getLabel, isTerminating, parseRefKey, parseTime, refOf, type KObject } from './object.js';
 import { intern } from '../json/strings.js';
 import { emptyResult, type CoreEvent, type ReconcileContext, type ReconcileResult, type SchedulePass, type Write } from './ports.js';
 
@@ -25,25 +26,25 @@ export function isSchedulable(b: KObject): boolean {
 
 export function reconcileSchedule(ctx: ReconcileContext, key: string): ReconcileResult {
   const ref = parseRefKey(key);
-  const b = ctx.reader.get(ref, ref.namespace, ref.name);
+  const b = ctx.reader.get(bindingType(ref), ref.namespace, ref.name);
   if (!b || isTerminating(b) || !isSchedulable(b)) return emptyResult();
   const clusters = ctx.reader.list(CLUSTER).filter((c) => !isTerminating(c));
   let pass: SchedulePass;
   try {
     pass = ctx.schedule(b, clusters, ctx.now);
   } catch (e) {
-    return { ...emptyResult(), error: `scheduling ${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name} failed: ${(e as Error).message}` };
+    return { ...emptyResult(), error: `scheduling ${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name} failed: ${errorMessage(e)}` };
   }
   const events: CoreEvent[] = [];
   const bref = refOf(b);
-  const tref = b.spec?.resource as ObjectRef | undefined;
+  const tref = b.spec?.resource;
   for (const ev of pass.events) {
     const involved = ev.object === 'binding' ? bref : tref;
     if (involved) events.push({ involvedObject: involved, type: ev.type, reason: ev.reason, message: ev.message, source: SchedulerName });
   }
 
   // Only spec.clusters and one annotation change: copy those paths, share the rest.
-  const next: KObject = { ...b, metadata: { ...b.metadata }, spec: { ...b.spec } };
+  const next: Binding = { ...b, metadata: { ...b.metadata }, spec: { ...b.spec } };
   let specChanged = false;
   if (pass.clusters !== undefined) {
     const clustersNow = pass.clusters === null || pass.clusters.length === 0 ? undefined : pass.clusters;
@@ -57,8 +58,9 @@ export function reconcileSchedule(ctx: ReconcileContext, key: string): Reconcile
     next.metadata.annotations = { ...(next.metadata.annotations ?? {}), [AppliedPlacementAnnotation]: intern(pass.appliedPlacement) };
     specChanged = true;
   }
+  // The continuation gets the binding as stored (a KObject to the port): its status is copied as a record.
   const statusOf = (base: KObject): Write[] => {
-    const status = { ...(base.status ?? {}) } as Record<string, unknown>;
+    const status: Record<string, unknown> = { ...(base.status ?? {}) };
     for (const [k, v] of Object.entries(pass.status)) {
       if (v === undefined) delete status[k];
       else status[k] = v;

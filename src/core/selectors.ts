@@ -3,13 +3,12 @@
  * label selectors, Karmada resource selectors with their implicit priority, and cluster affinity.
  */
 import { compileClusterAffinity, compileLabelSelector, labelsOf, type ClusterMatcher, type LabelMatcher, type Labels, type MatchableCluster } from '../scheduler/selector.js';
-import type { ClusterAffinity as SchedulerClusterAffinity, LabelSelector as SchedulerLabelSelector } from '../scheduler/types.js';
+import type { ClusterAffinity, LabelSelector } from '../scheduler/types.js';
 import type { KObject } from './object.js';
+import type { Cluster, ObjectMeta } from '../api/generated/types.js';
 
-export interface LabelSelector {
-  matchLabels?: Record<string, string> | null;
-  matchExpressions?: Array<{ key: string; operator: string; values?: string[] | null }> | null;
-}
+// Policies, overrides and the scheduler read selectors and affinities of one shape.
+export type { ClusterAffinity, LabelSelector };
 
 /**
  * Kubernetes semantics (the scheduler's matcher, so that policies, overrides and scheduling agree); a
@@ -19,7 +18,7 @@ export interface LabelSelector {
 export function matchLabelSelector(labels: Record<string, string> | undefined, sel: LabelSelector | undefined | null): boolean {
   if (!sel) return true;
   let m = compiledSelectors.get(sel);
-  if (!m) compiledSelectors.set(sel, (m = compileLabelSelector(sel as SchedulerLabelSelector)));
+  if (!m) compiledSelectors.set(sel, (m = compileLabelSelector(sel)));
   return m(labelMap(labels));
 }
 
@@ -72,28 +71,27 @@ export function matchesAnySelector(tpl: KObject, selectors: readonly ResourceSel
   return implicitPriority(tpl, selectors) > PriorityMisMatch;
 }
 
-export interface ClusterAffinity {
-  clusterNames?: string[] | null;
-  exclude?: string[] | null;
-  labelSelector?: LabelSelector | null;
-  fieldSelector?: { matchExpressions?: Array<{ key: string; operator: string; values?: string[] | null }> | null } | null;
+/** What cluster matching reads of a Cluster: its name, labels and the provider, region and zones fields. */
+export interface ClusterView {
+  metadata: ObjectMeta;
+  spec?: Pick<Cluster['spec'], 'provider' | 'region' | 'zones'>;
 }
 
 /** Karmada's ClusterMatches (the scheduler's): exclude, then labels, then fields (provider/region/zone), then names. */
-export function clusterMatches(cluster: KObject, aff: ClusterAffinity | undefined | null): boolean {
+export function clusterMatches(cluster: ClusterView, aff: ClusterAffinity | undefined | null): boolean {
   if (!aff) return true;
   let m = compiledAffinities.get(aff);
-  if (!m) compiledAffinities.set(aff, (m = compileClusterAffinity(aff as SchedulerClusterAffinity)));
+  if (!m) compiledAffinities.set(aff, (m = compileClusterAffinity(aff)));
   return m(matchable(cluster));
 }
 
 const matchables = new WeakMap<object, MatchableCluster>();
 
 /** The view of a Cluster that ClusterMatches reads, built once per stored Cluster object. */
-function matchable(cluster: KObject): MatchableCluster {
+function matchable(cluster: ClusterView): MatchableCluster {
   let c = matchables.get(cluster);
   if (c) return c;
-  const spec = (cluster.spec ?? {}) as { provider?: string; region?: string; zones?: string[] };
+  const spec = cluster.spec ?? {};
   const fields = new Map<string, string>();
   if (spec.provider) fields.set('provider', spec.provider);
   if (spec.region) fields.set('region', spec.region);

@@ -25,44 +25,51 @@ import {
 import { findBuiltinKind } from '../api/kubernetes-kinds.js';
 import { clusterOfWork, expectedClusters, isClusterBinding, worksOf } from './binding.js';
 import { isClusterReady, manifestsOf } from './execution.js';
-import { CLUSTER } from './kinds.js';
+import { bindingType, CLUSTER, WORK, type Binding } from './kinds.js';
+import { errorMessage } from '../json/error.js';
+import type { ResourceBindingStatus, Work } from '../api/generated/types.js';
 import { deepEqual } from '../json/value.js';
-import { findCondition, groupOf, isTerminating, nsName, parseRefKey, refOf, setCondition, versionOf, type Condition, type KObject, type ObjectRef } from './object.js';
+import { findCondition, groupOf, isTerminating, nsName, parseRefKey, refOf, setCondition, versionOf, type KObject } from './object.js';
 import { emptyResult, type AggregatedStatusItem, type CoreEvent, type ReconcileContext, type ReconcileResult } from './ports.js';
 
 export const WORK_STATUS = 'work-status';
 export const BINDING_STATUS = 'binding-status';
+
+type ManifestStatus = NonNullable<NonNullable<Work['status']>['manifestStatuses']>[number];
 
 function pluralOf(apiVersion: string, kind: string): string {
   return findBuiltinKind(apiVersion, kind)?.plural ?? `${kind.toLowerCase()}s`;
 }
 
 /** Health of a member object: Healthy when the kind has no health hook, Unknown when it fails. */
-export function interpretHealth(ctx: ReconcileContext, obj: KObject): { health: Health; error?: string } {
+export function interpretHealth(ctx: ReconcileContext, obj: KObject): { health: Health; error?: string; message?: string } {
   if (!ctx.interpreter.hookEnabled(obj, 'InterpretHealth')) return { health: 'Healthy' };
   try {
+    // A health check (`--health-checks`) also says why; extension field healthMessage, README "Health checks".
+    const detail = ctx.interpreter.healthDetail?.(obj);
+    if (detail) return detail;
     return { health: ctx.interpreter.interpretHealth(obj) ? 'Healthy' : 'Unhealthy' };
   } catch (e) {
-    return { health: 'Unknown', error: (e as Error).message };
+    return { health: 'Unknown', error: errorMessage(e) };
   }
 }
 
 export function reconcileWorkStatus(ctx: ReconcileContext, key: string): ReconcileResult {
   const ref = parseRefKey(key);
-  const w = ctx.reader.get(ref, ref.namespace, ref.name);
+  const w = ctx.reader.get(WORK, ref.namespace, ref.name);
   if (!w || isTerminating(w)) return emptyResult();
-  if (findCondition(w.status?.conditions as Condition[] | undefined, WorkApplied)?.status !== 'True') return emptyResult();
+  if (findCondition(w.status?.conditions, WorkApplied)?.status !== 'True') return emptyResult();
   let clusterName: string;
   try {
     clusterName = getClusterName(w.metadata.namespace ?? '');
   } catch (e) {
-    return { ...emptyResult(), error: (e as Error).message };
+    return { ...emptyResult(), error: errorMessage(e) };
   }
   if (!isClusterReady(ctx.reader.get(CLUSTER, undefined, clusterName))) return { ...emptyResult(), error: `cluster(${clusterName}) not ready` };
   const events: CoreEvent[] = [];
   const wref = refOf(w);
   const manifests = manifestsOf(w);
-  let statuses = (w.status?.manifestStatuses ?? []) as unknown[];
+  let statuses: ManifestStatus[] = w.status?.manifestStatuses ?? [];
   for (let i = 0; i < manifests.length; i++) {
     const m = manifests[i]!;
     const observed = ctx.reader.get(m, m.metadata?.namespace, m.metadata?.name ?? '', clusterName);
@@ -72,12 +79,12 @@ export function reconcileWorkStatus(ctx: ReconcileContext, key: string): Reconci
     try {
       reflected = ctx.interpreter.reflectStatus(observed);
     } catch (e) {
-      events.push({ involvedObject: wref, type: 'Warning', reason: EventReasonReflectStatusFailed, message: `Reflect status for object(${m.kind}/${nsName(m.metadata?.namespace, m.metadata?.name ?? '')}) failed: ${(e as Error).message}`, source: WorkStatusControllerName });
-      return { writes: [], events, error: (e as Error).message };
+      events.push({ involvedObject: wref, type: 'Warning', reason: EventReasonReflectStatusFailed, message: `Reflect status for object(${m.kind}/${nsName(m.metadata?.namespace, m.metadata?.name ?? '')}) failed: ${errorMessage(e)}`, source: WorkStatusControllerName });
+      return { writes: [], events, error: errorMessage(e) };
     }
     const h = interpretHealth(ctx, observed);
     if (h.error) events.push({ involvedObject: wref, type: 'Warning', reason: EventReasonInterpretHealthFailed, message: `Interpret health of object(${m.kind}/${nsName(m.metadata?.namespace, m.metadata?.name ?? '')}) failed: ${h.error}`, source: WorkStatusControllerName });
-    const identifier: Record<string, unknown> = {
+    const identifier: ManifestStatus['identifier'] = {
       ordinal: i,
       group: groupOf(m.apiVersion),
       version: versionOf(m.apiVersion),
@@ -86,7 +93,8 @@ export function reconcileWorkStatus(ctx: ReconcileContext, key: string): Reconci
       name: m.metadata?.name ?? '',
     };
     if (m.metadata?.namespace) identifier.namespace = m.metadata.namespace;
-    const item: Record<string, unknown> = { identifier, health: h.health };
+    const item: ManifestStatus = { identifier, health: h.health };
+    if (h.message) item.healthMessage = h.message;
     if (reflected !== undefined && reflected !== null) item.status = reflected;
     // Karmada replaces the whole list with the item of the object that changed.
     const next = [item];
@@ -94,7 +102,7 @@ export function reconcileWorkStatus(ctx: ReconcileContext, key: string): Reconci
       statuses = next;
       events.push({ involvedObject: wref, type: 'Normal', reason: EventReasonReflectStatusSucceed, message: `Reflect status for object(${m.kind}/${nsName(m.metadata?.namespace, m.metadata?.name ?? '')}) succeed.`, source: WorkStatusControllerName });
       if (!h.error && ctx.interpreter.hookEnabled(observed, 'InterpretHealth')) {
-        events.push({ involvedObject: wref, type: 'Normal', reason: EventReasonInterpretHealthSucceed, message: `Interpret health of object(${m.kind}/${nsName(m.metadata?.namespace, m.metadata?.name ?? '')}) as ${h.health}.`, source: WorkStatusControllerName });
+        events.push({ involvedObject: wref, type: 'Normal', reason: EventReasonInterpretHealthSucceed, message: `Interpret health of object(${m.kind}/${nsName(m.metadata?.namespace, m.metadata?.name ?? '')}) as ${h.health}.${h.message ? ` ${h.message}` : ''}`, source: WorkStatusControllerName });
       }
     }
   }
@@ -103,9 +111,9 @@ export function reconcileWorkStatus(ctx: ReconcileContext, key: string): Reconci
 }
 
 /** One aggregatedStatus item per (non-terminating) Work of the binding, sorted by cluster. */
-export function aggregatedItems(ctx: ReconcileContext, b: KObject): AggregatedStatusItem[] {
-  const tpl = b.spec?.resource as ObjectRef;
-  const previous = new Map(((b.status?.aggregatedStatus ?? []) as AggregatedStatusItem[]).map((i) => [i.clusterName, i]));
+export function aggregatedItems(ctx: ReconcileContext, b: Binding): AggregatedStatusItem[] {
+  const tpl = b.spec.resource;
+  const previous = new Map((b.status?.aggregatedStatus ?? []).map((i) => [i.clusterName, i]));
   const items: AggregatedStatusItem[] = [];
   for (const w of worksOf(ctx, b)) {
     if (isTerminating(w)) continue;
@@ -115,18 +123,19 @@ export function aggregatedItems(ctx: ReconcileContext, b: KObject): AggregatedSt
     } catch {
       continue;
     }
-    const applied = findCondition(w.status?.conditions as Condition[] | undefined, WorkApplied);
+    const applied = findCondition(w.status?.conditions, WorkApplied);
     const prev = previous.get(clusterName);
     let item: AggregatedStatusItem;
     if (applied?.status !== 'True') {
       item = { clusterName, applied: false, appliedMessage: applied?.message ?? '', health: 'Unknown' };
     } else {
       item = { clusterName, applied: true, health: 'Unknown' };
-      for (const ms of (w.status?.manifestStatuses ?? []) as Array<{ identifier: Record<string, unknown>; status?: Record<string, unknown>; health?: Health }>) {
+      for (const ms of w.status?.manifestStatuses ?? []) {
         const id = ms.identifier;
         if (id.kind === tpl.kind && id.name === tpl.name && (id.namespace ?? '') === (tpl.namespace ?? '') && id.group === groupOf(tpl.apiVersion)) {
           if (ms.status !== undefined) item.status = ms.status;
           item.health = ms.health ?? 'Unknown';
+          if (ms.healthMessage) item.healthMessage = ms.healthMessage;
         }
       }
     }
@@ -139,7 +148,7 @@ export function aggregatedItems(ctx: ReconcileContext, b: KObject): AggregatedSt
 
 export function reconcileBindingStatus(ctx: ReconcileContext, key: string): ReconcileResult {
   const ref = parseRefKey(key);
-  const b = ctx.reader.get(ref, ref.namespace, ref.name);
+  const b = ctx.reader.get(bindingType(ref), ref.namespace, ref.name);
   if (!b || isTerminating(b)) return emptyResult();
   const source = isClusterBinding(b) ? ClusterResourceBindingStatusControllerName : ResourceBindingStatusControllerName;
   const events: CoreEvent[] = [];
@@ -147,14 +156,14 @@ export function reconcileBindingStatus(ctx: ReconcileContext, key: string): Reco
   const expected = expectedClusters(b);
   const full = expected.size > 0 && items.length === expected.size && items.every((i) => i.applied && expected.has(i.clusterName));
   const conditions = setCondition(
-    b.status?.conditions as Condition[] | undefined,
+    b.status?.conditions,
     full
       ? { type: BindingFullyApplied, status: 'True', reason: FullyAppliedSuccessReason, message: FullyAppliedSuccessMessage }
       : { type: BindingFullyApplied, status: 'False', reason: FullyAppliedFailedReason, message: FullyAppliedFailedMessage },
     ctx.now,
   );
-  const status = { ...(b.status ?? {}), aggregatedStatus: items, conditions };
-  if (!items.length) delete (status as Record<string, unknown>).aggregatedStatus;
+  const status: ResourceBindingStatus = { ...(b.status ?? {}), aggregatedStatus: items, conditions };
+  if (!items.length) delete status.aggregatedStatus;
   const writes: ReconcileResult['writes'] = [];
   const bref = refOf(b);
   const what = isClusterBinding(b) ? `ClusterResourceBinding(${b.metadata.name})` : `ResourceBinding(${nsName(b.metadata.namespace, b.metadata.name!)})`;
@@ -164,7 +173,7 @@ export function reconcileBindingStatus(ctx: ReconcileContext, key: string): Reco
   }
 
   // AggregateStatus onto the template, when the kind has the hook.
-  const r = b.spec?.resource as ObjectRef | undefined;
+  const r = b.spec?.resource;
   const tpl = r && ctx.reader.get(r, r.namespace, r.name);
   if (tpl && !isTerminating(tpl) && ctx.interpreter.hookEnabled(tpl, 'AggregateStatus')) {
     try {
@@ -174,8 +183,8 @@ export function reconcileBindingStatus(ctx: ReconcileContext, key: string): Reco
         events.push({ involvedObject: refOf(tpl), type: 'Normal', reason: EventReasonAggregateStatusSucceed, message: 'Update Resource with AggregatedStatus successfully.', source });
       }
     } catch (e) {
-      events.push({ involvedObject: refOf(tpl), type: 'Warning', reason: EventReasonAggregateStatusFailed, message: (e as Error).message, source });
-      return { writes, events, error: (e as Error).message };
+      events.push({ involvedObject: refOf(tpl), type: 'Warning', reason: EventReasonAggregateStatusFailed, message: errorMessage(e), source });
+      return { writes, events, error: errorMessage(e) };
     }
   }
   return { writes, events };

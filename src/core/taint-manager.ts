@@ -23,11 +23,13 @@ import {
   PurgeModeGracefully,
   TaintEffectNoExecute,
 } from '../api/constants.js';
+import type { ResourceBindingSpec } from '../api/generated/types.js';
 import { toleratesTaint } from '../scheduler/filters.js';
-import type { Toleration } from '../scheduler/types.js';
+import { parsePlacement, type Toleration } from '../scheduler/types.js';
 import { isSuspendedFor, normalizePurgeMode } from './binding.js';
-import { CLUSTER } from './kinds.js';
-import { isTerminating, parseRefKey, parseTime, refOf, withMetaAndSpec, type KObject, type ObjectRef } from './object.js';
+import type { EvictionTask } from './eviction.js';
+import { bindingType, CLUSTER, type Binding } from './kinds.js';
+import { isTerminating, parseRefKey, parseTime, refOf, withMetaAndSpec } from './object.js';
 import { emptyResult, type CoreEvent, type CoreOptions, type ReconcileContext, type ReconcileResult } from './ports.js';
 import { describeTaint, taintsOf, type Taint } from './taint.js';
 
@@ -65,18 +67,13 @@ export function evictionVerdict(taints: readonly Taint[], tolerations: readonly 
 }
 
 /** The placement the scheduler last applied (its annotation), else the binding's own. */
-function tolerationsOf(b: KObject): Toleration[] {
+function tolerationsOf(b: Binding): readonly Toleration[] {
   const raw = b.metadata.annotations?.[AppliedPlacementAnnotation];
-  if (raw) {
-    try {
-      const p = JSON.parse(raw) as { clusterTolerations?: Toleration[] } | null;
-      if (p && typeof p === 'object') return Array.isArray(p.clusterTolerations) ? p.clusterTolerations : [];
-    } catch {
-      // An unreadable annotation: the binding's placement is what the scheduler will apply next.
-    }
-  }
+  // An unreadable annotation: the binding's placement is what the scheduler will apply next.
+  const p = raw ? parsePlacement(raw) : undefined;
+  if (p) return Array.isArray(p.clusterTolerations) ? p.clusterTolerations : [];
   const t = b.spec?.placement?.clusterTolerations;
-  return Array.isArray(t) ? (t as Toleration[]) : [];
+  return Array.isArray(t) ? t : [];
 }
 
 /**
@@ -92,12 +89,12 @@ export function noExecuteEvictionMode(o: Pick<Partial<CoreOptions>, 'failover' |
 }
 
 /** The binding leaves a cluster whose NoExecute taint it does not tolerate, under this mode. */
-export function taintEvictionApplies(b: KObject, mode: NoExecuteEvictionMode): boolean {
+export function taintEvictionApplies(b: { spec?: ResourceBindingSpec }, mode: NoExecuteEvictionMode): boolean {
   return mode === 'all' || (mode === 'failover-policy' && !!b.spec?.failover?.cluster);
 }
 
 /** Karmada's getPurgeMode: the policy's cluster failover purge mode (empty: Gracefully), else the flag's. */
-function purgeModeOf(b: KObject, o: Partial<CoreOptions>): string {
+function purgeModeOf(b: Binding, o: Partial<CoreOptions>): string {
   const cluster = b.spec?.failover?.cluster;
   if (cluster) return normalizePurgeMode(cluster.purgeMode) || PurgeModeGracefully;
   return normalizePurgeMode(o.noExecuteTaintEvictionPurgeMode) || DefaultNoExecuteTaintEvictionPurgeMode;
@@ -105,9 +102,9 @@ function purgeModeOf(b: KObject, o: Partial<CoreOptions>): string {
 
 export function reconcileTaintManager(ctx: ReconcileContext, key: string): ReconcileResult {
   const ref = parseRefKey(key);
-  const b = ctx.reader.get(ref, ref.namespace, ref.name);
+  const b = ctx.reader.get(bindingType(ref), ref.namespace, ref.name);
   if (!b || isTerminating(b) || !taintEvictionApplies(b, noExecuteEvictionMode(ctx.options))) return emptyResult();
-  const targets = (b.spec?.clusters ?? []) as Array<{ name: string; replicas?: number }>;
+  const targets = b.spec?.clusters ?? [];
   if (!targets.length) return emptyResult();
   const now = ctx.now.getTime();
   const tolerations = tolerationsOf(b);
@@ -143,16 +140,13 @@ export function reconcileTaintManager(ctx: ReconcileContext, key: string): Recon
 
   const next = withMetaAndSpec(b);
   const purgeMode = purgeModeOf(b, ctx.options);
-  const tasks = [...((b.spec.gracefulEvictionTasks ?? []) as Array<Record<string, unknown>>)];
+  const tasks: EvictionTask[] = [...(b.spec.gracefulEvictionTasks ?? [])];
   const evicted = new Set(toEvict.map((e) => e.cluster));
   for (const { cluster } of toEvict) {
     if (tasks.some((t) => t.fromCluster === cluster)) continue;
     const replicas = targets.find((x) => x.name === cluster)?.replicas ?? 0;
-    const task: Record<string, unknown> = { fromCluster: cluster, purgeMode };
-    if (replicas > 0) task.replicas = replicas;
-    task.reason = EvictionReasonTaintUntolerated;
-    task.producer = EvictionProducerTaintManager;
-    tasks.push(task);
+    // Fields in Karmada's order: the task is written as built.
+    tasks.push({ fromCluster: cluster, purgeMode, ...(replicas > 0 ? { replicas } : {}), reason: EvictionReasonTaintUntolerated, producer: EvictionProducerTaintManager });
   }
   const remaining = targets.filter((x) => !evicted.has(x.name));
   if (remaining.length) next.spec.clusters = remaining;
@@ -160,7 +154,7 @@ export function reconcileTaintManager(ctx: ReconcileContext, key: string): Recon
   next.spec.gracefulEvictionTasks = tasks;
 
   // Karmada reports success on the binding and its template once the update went through.
-  const tpl = b.spec?.resource as ObjectRef | undefined;
+  const tpl = b.spec?.resource;
   const succeeded: CoreEvent[] = [];
   for (const { cluster } of toEvict) {
     for (const o of tpl ? [refOf(b), tpl] : [refOf(b)]) {

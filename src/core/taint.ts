@@ -23,8 +23,22 @@ import {
   TaintEffectNoExecute,
   TaintEffectNoSchedule,
 } from '../api/constants.js';
-import { findCondition, parseTime, rfc3339, type Condition, type KObject } from './object.js';
+import type { Cluster, ObjectMeta } from '../api/generated/types.js';
+import { findCondition, parseTime, rfc3339 } from './object.js';
 
+/**
+ * What the taint helpers read of a Cluster: the generated Cluster, or an object read as one before it
+ * was checked (a test's, a manifest's), whose spec may lack what the schema requires.
+ */
+export type ClusterView = {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  spec?: Partial<Cluster['spec']>;
+  status?: Cluster['status'];
+};
+
+/** A Cluster's taint; the effect as a string, since ClusterTaintPolicy and users name any. */
 export interface Taint {
   key: string;
   value?: string;
@@ -41,8 +55,13 @@ export interface TaintDecision {
   requeueAfterSeconds?: number;
 }
 
-export function taintsOf(cluster: KObject): Taint[] {
-  return ((cluster.spec?.taints ?? []) as Taint[]).filter((t) => t && typeof t.key === 'string');
+/** The Cluster's taints, without entries that are not taints at all (an object that skipped validation). */
+export function taintsOf(cluster: ClusterView): Taint[] {
+  return wellFormedTaints(cluster.spec?.taints);
+}
+
+export function wellFormedTaints(taints: readonly Taint[] | undefined): Taint[] {
+  return (taints ?? []).filter((t) => t && typeof t.key === 'string');
 }
 
 export const describeTaint = (t: Taint): string => `${t.value ? `${t.key}=${t.value}` : t.key}:${t.effect}`;
@@ -53,8 +72,8 @@ const managedKey = (k: string) => k === TaintClusterNotReady || k === TaintClust
  * What the cluster controller wants spec.taints to be at `now`, given the failure threshold in seconds;
  * `noExecute` false: the NoSchedule taints only (current Karmada).
  */
-export function desiredClusterTaints(cluster: KObject, now: Date, failureThresholdSeconds: number, noExecute = true): TaintDecision {
-  const ready = findCondition(cluster.status?.conditions as Condition[] | undefined, ClusterConditionReady);
+export function desiredClusterTaints(cluster: ClusterView, now: Date, failureThresholdSeconds: number, noExecute = true): TaintDecision {
+  const ready = findCondition(cluster.status?.conditions, ClusterConditionReady);
   const want: Taint[] = [];
   let requeueAfterSeconds: number | undefined;
   if (ready?.status !== 'True') {

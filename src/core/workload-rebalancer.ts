@@ -13,29 +13,14 @@
 import { generateBindingName, RebalanceFailed, RebalanceObjectNotFound, RebalanceSuccessful, WorkloadRebalancerControllerName } from '../api/constants.js';
 import { CRB, is, RB, WORKLOAD_REBALANCER } from './kinds.js';
 import { deepEqual } from '../json/value.js';
-import { isTerminating, parseRefKey, parseTime, refKey, refOf, rfc3339, withMetaAndSpec, type KObject } from './object.js';
+import type { WorkloadRebalancer, WorkloadReference } from '../api/generated/types.js';
+import { isTerminating, parseRefKey, parseTime, refKey, refOf, rfc3339, withMetaAndSpec } from './object.js';
 import { emptyResult, type ObjectChange, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
 
 export const WORKLOAD_REBALANCER_CONTROLLER = WorkloadRebalancerControllerName;
 
-export interface WorkloadReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  namespace?: string;
-}
-
-export interface ObservedWorkload {
-  workload: WorkloadReference;
-  result?: string;
-  reason?: string;
-}
-
-export interface RebalancerStatus {
-  observedWorkloads?: ObservedWorkload[];
-  observedGeneration?: number;
-  finishTime?: string;
-}
+export type RebalancerStatus = NonNullable<WorkloadRebalancer['status']>;
+export type ObservedWorkload = NonNullable<RebalancerStatus['observedWorkloads']>[number];
 
 /** Karmada compares workloads as Go structs: an absent namespace equals an empty one. */
 const workloadKey = (w: WorkloadReference) => `${w.apiVersion} ${w.kind} ${w.namespace ?? ''} ${w.name}`;
@@ -67,8 +52,8 @@ export function reconcileWorkloadRebalancer(ctx: ReconcileContext, key: string):
   const ref = parseRefKey(key);
   const wr = ctx.reader.get(WORKLOAD_REBALANCER, undefined, ref.name);
   if (!wr || isTerminating(wr)) return emptyResult();
-  const old = (wr.status ?? {}) as RebalancerStatus;
-  const spec = (wr.spec?.workloads ?? []) as WorkloadReference[];
+  const old: RebalancerStatus = wr.status ?? {};
+  const spec: readonly WorkloadReference[] = wr.spec?.workloads ?? [];
   const observed = syncObservedWorkloads(spec, old.observedWorkloads ?? []);
   const writes: Write[] = [];
   const created = wr.metadata.creationTimestamp ?? undefined;
@@ -76,7 +61,7 @@ export function reconcileWorkloadRebalancer(ctx: ReconcileContext, key: string):
     if (item.result === RebalanceSuccessful || item.result === RebalanceFailed) continue;
     const w = item.workload;
     const name = generateBindingName(w.kind, w.name);
-    const binding: KObject | undefined = w.namespace ? ctx.reader.get(RB, w.namespace, name) : ctx.reader.get(CRB, undefined, name);
+    const binding = w.namespace ? ctx.reader.get(RB, w.namespace, name) : ctx.reader.get(CRB, undefined, name);
     if (!binding) {
       item.result = RebalanceFailed;
       item.reason = RebalanceObjectNotFound;
@@ -96,7 +81,7 @@ export function reconcileWorkloadRebalancer(ctx: ReconcileContext, key: string):
   const finishTime = same ? old.finishTime : rfc3339(ctx.now);
   if (finishTime) next.finishTime = finishTime;
   if (!same) writes.push({ op: 'updateStatus', object: { ...wr, status: next } });
-  const ttl = wr.spec?.ttlSecondsAfterFinished as number | undefined;
+  const ttl = wr.spec?.ttlSecondsAfterFinished;
   if (typeof ttl !== 'number' || !finishTime) return { writes, events: [] };
   const left = (parseTime(finishTime)! + ttl * 1000 - ctx.now.getTime()) / 1000;
   if (left > 0) return { writes, events: [], requeueAfterSeconds: Math.ceil(left) };

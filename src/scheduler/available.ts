@@ -5,7 +5,7 @@
 import { parseQuantity, Quantity, simpleMilliValue } from '../quantity/quantity.js';
 import { MAX_INT32 as MAX_INT32_EXPORT } from './messages.js';
 import type { ClusterInfo } from './snapshot.js';
-import type { ReplicaRequirements, ResourceList, ResourceModel, ResourceSummary } from './types.js';
+import type { Quantityish, ReplicaRequirements, ResourceList, ResourceModel, ResourceSummary } from './types.js';
 
 // A module-local copy: this module's loops read it per cluster, and imported bindings can be getters once transpiled.
 const MAX_INT32 = MAX_INT32_EXPORT;
@@ -50,10 +50,10 @@ export interface ParsedRequest {
 }
 
 /** Unparsable text cannot come from a real API server (it would refuse the object); it counts as absent. */
-function q(v: unknown): Quantity | null {
+function q(v: Quantityish | null | undefined): Quantity | null {
   if (v === undefined || v === null) return null;
   try {
-    return parseQuantity(v as string | number);
+    return parseQuantity(v);
   } catch {
     return null;
   }
@@ -107,7 +107,7 @@ function podsValue(list: ResourceList | null | undefined): number {
   return p ? p.value() : 0;
 }
 
-function parseResource(raw: unknown, usedRaw: unknown, pendingRaw: unknown): ParsedResource | null {
+function parseResource(raw: Quantityish, usedRaw: Quantityish | undefined, pendingRaw: Quantityish | undefined): ParsedResource | null {
   const a = simpleMilliValue(raw);
   const u = usedRaw === undefined || usedRaw === null ? 0 : simpleMilliValue(usedRaw);
   const p = pendingRaw === undefined || pendingRaw === null ? 0 : simpleMilliValue(pendingRaw);
@@ -212,7 +212,7 @@ export function parseSummary(rs: ResourceSummary, models: ResourceModel[] | null
 
 const requestCache = new Map<string, ParsedRequest | null>();
 
-function parseRequest(name: string, raw: unknown): ParsedRequest | null {
+function parseRequest(name: string, raw: Quantityish): ParsedRequest | null {
   const key = `${name}\u0000${String(raw)}`;
   let r = requestCache.get(key);
   if (r !== undefined) return r;

@@ -7,8 +7,8 @@
 import { DefaultDeschedulingIntervalSeconds, DefaultUnschedulableThresholdSeconds } from '../api/constants.js';
 import { APPLIED_PLACEMENT_ANNOTATION, EVENT_DESCHEDULE_SUCCEED } from './messages.js';
 import { formatTime } from './scheduler.js';
-import type { Binding, Clock, Cluster, Placement, TargetCluster } from './types.js';
-import { nowOf, replicaSchedulingType } from './types.js';
+import type { Binding, Clock, Cluster, TargetCluster } from './types.js';
+import { nowOf, parsePlacement, replicaSchedulingType } from './types.js';
 
 export const DEFAULT_UNSCHEDULABLE_THRESHOLD_SECONDS = DefaultUnschedulableThresholdSeconds;
 export const DEFAULT_DESCHEDULING_INTERVAL_SECONDS = DefaultDeschedulingIntervalSeconds;
@@ -65,12 +65,7 @@ export function qualifiesForDescheduling(b: Binding): boolean {
   if (b.spec.resource.apiVersion !== 'apps/v1' || b.spec.resource.kind !== 'Deployment') return false;
   const raw = b.metadata.annotations?.[APPLIED_PLACEMENT_ANNOTATION];
   if (!raw) return false;
-  let p: Placement;
-  try {
-    p = JSON.parse(raw) as Placement;
-  } catch {
-    return false;
-  }
+  const p = parsePlacement(raw);
   const rs = p?.replicaScheduling;
   if (!rs || replicaSchedulingType(p) !== 'Divided') return false;
   if (rs.replicaDivisionPreference === 'Aggregated') return true;

@@ -2,6 +2,7 @@
  * Replica division (spec §2.3, §2.4): static weights, and the dynamic strategies (DynamicWeight and
  * Aggregated) with their Steady and Fresh assignment modes.
  */
+import { errorMessage } from '../json/error.js';
 import { errNotEnoughReplicas } from './messages.js';
 import { compileClusterAffinity, type MatchableCluster } from './selector.js';
 import type { ClusterPreferences, TargetCluster } from './types.js';
@@ -122,7 +123,7 @@ export interface DynamicInput {
 }
 
 const wrap = (prefix: string, e: unknown): Error => {
-  const msg = `${prefix}: ${(e as Error).message}`;
+  const msg = `${prefix}: ${errorMessage(e)}`;
   return e instanceof UnschedulableError ? new UnschedulableError(msg) : new Error(msg);
 };
 

@@ -2,6 +2,7 @@
  * Karmada's generic scheduler `Schedule` (spec §0): filter, score, select, assign, for one binding and
  * one observed affinity term.
  */
+import { errorMessage } from '../json/error.js';
 import { assignReplicas, strategyOf, type Candidate } from './assignment.js';
 import { estimateReplicas, type AvailabilityOptions } from './available.js';
 import { UnschedulableError } from './division.js';
@@ -152,7 +153,7 @@ export function runAlgorithm(
 
   let selected: Candidate[];
   try {
-    selected = selectBestClusters(placement, groups, spec.replicas ?? 0) as Candidate[];
+    selected = selectBestClusters(placement, groups, spec.replicas ?? 0);
   } catch (e) {
     if (!(e instanceof SelectionError)) throw e;
     return { ok: false, error: new Error(`failed to select clusters: ${e.message}`), trace };
@@ -167,7 +168,7 @@ export function runAlgorithm(
       estimate: (cands, share) => cands.map((c) => (unbounded.has(c.name) ? share : c.allocatable)),
     });
   } catch (e) {
-    const msg = `failed to assign replicas: ${(e as Error).message}`;
+    const msg = `failed to assign replicas: ${errorMessage(e)}`;
     return { ok: false, error: e instanceof UnschedulableError ? new UnschedulableError(msg) : new Error(msg), trace };
   }
   if (opts.enableEmptyWorkloadPropagation) {

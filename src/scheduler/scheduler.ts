@@ -327,9 +327,10 @@ export function schedule(
   const spec: ResourceBindingSpec = previous?.clusters !== undefined ? { ...binding.spec, clusters: previous.clusters } : binding.spec;
   const baseStatus: ResourceBindingStatus = { ...(binding.status ?? {}) };
   if (previous) {
-    for (const k of ['schedulerObservingAffinityName', 'lastScheduledTime', 'schedulerObservedGeneration', 'conditions'] as const) {
-      if (previous[k] !== undefined) (baseStatus as Record<string, unknown>)[k] = previous[k];
-    }
+    if (previous.schedulerObservingAffinityName !== undefined) baseStatus.schedulerObservingAffinityName = previous.schedulerObservingAffinityName;
+    if (previous.lastScheduledTime !== undefined) baseStatus.lastScheduledTime = previous.lastScheduledTime;
+    if (previous.schedulerObservedGeneration !== undefined) baseStatus.schedulerObservedGeneration = previous.schedulerObservedGeneration;
+    if (previous.conditions !== undefined) baseStatus.conditions = previous.conditions;
   }
   const applied = previous?.appliedPlacement ?? binding.metadata.annotations?.[APPLIED_PLACEMENT_ANNOTATION];
   const generation = binding.metadata.generation ?? 0;

@@ -164,6 +164,7 @@ export function createSnapshot(clusters: readonly Cluster[]): ClusterSnapshot {
 
 interface BuiltSnapshot extends ClusterSnapshot {
   readonly clusters: readonly Info[];
+  readonly byName: ReadonlyMap<string, Info>;
   infoNamed(name: string): Info | undefined;
 }
 
@@ -185,7 +186,7 @@ function buildSnapshot(clusters: readonly Cluster[]): BuiltSnapshot {
       return byName;
     },
     infoNamed(name) {
-      return (this.byName as Map<string, Info>).get(name);
+      return this.byName.get(name);
     },
     // Sorting thousands of names is a noticeable part of a cold start, and only ordered placements need it.
     get nameRank() {
@@ -235,19 +236,21 @@ function sameSources(s: BuiltSnapshot, list: readonly Cluster[]): boolean {
 const byArray = new WeakMap<readonly Cluster[], BuiltSnapshot>();
 let last: BuiltSnapshot | null = null;
 
+// Array.isArray does not narrow a readonly array type away.
+const isSnapshot = (c: readonly Cluster[] | ClusterSnapshot): c is ClusterSnapshot => !Array.isArray(c);
+
 /**
  * Accepts a prepared snapshot or a plain list. A list made of the same, unchanged Cluster objects as
  * the previous one reuses its snapshot, so callers that list clusters afresh for every binding (a new
  * array each time) still pay for building a snapshot only when a cluster changed.
  */
 export function toSnapshot(clusters: readonly Cluster[] | ClusterSnapshot): ClusterSnapshot {
-  if (!Array.isArray(clusters)) return clusters as ClusterSnapshot;
-  const list = clusters as readonly Cluster[];
-  const known = byArray.get(list);
-  if (known && sameSources(known, list)) return known;
-  if (last && sameSources(last, list)) return last;
-  const fresh = buildSnapshot(list);
-  byArray.set(list, fresh);
+  if (isSnapshot(clusters)) return clusters;
+  const known = byArray.get(clusters);
+  if (known && sameSources(known, clusters)) return known;
+  if (last && sameSources(last, clusters)) return last;
+  const fresh = buildSnapshot(clusters);
+  byArray.set(clusters, fresh);
   last = fresh;
   return fresh;
 }

@@ -42,10 +42,10 @@ export function sortClusters(list: ClusterDetail[]): ClusterDetail[] {
 }
 
 const AVAIL_LIMIT = 2 ** 32;
-// Scratch space reused across calls (the scheduler is synchronous, so calls never overlap); the
-// rank table is cleared after each use so it holds no cluster beyond the call.
+// Scratch space reused across calls (the scheduler is synchronous, so calls never overlap). The rank
+// table maps a name rank to the detail's index in the list, so it holds no cluster beyond the call.
 let scratchKeys = new Float64Array(256);
-let scratchByRank: unknown[] = [];
+let scratchIndexOfRank = new Int32Array(256);
 
 /**
  * The same order as `sortClusters` for details whose `nameRank` values are distinct integers below
@@ -73,19 +73,20 @@ export function sortByRank<T extends ClusterDetail>(list: T[], rankCount: number
     }
     bucketOf[i] = b;
   }
-  if (scratchByRank.length < rankCount) scratchByRank = new Array(rankCount);
-  const byRank = scratchByRank as T[];
+  if (scratchIndexOfRank.length < rankCount) scratchIndexOfRank = new Int32Array(rankCount);
+  const indexOfRank = scratchIndexOfRank;
   if (scratchKeys.length < n) scratchKeys = new Float64Array(Math.max(n, 2 * scratchKeys.length));
   const keys = scratchKeys.subarray(0, n);
   for (let i = 0; i < n; i++) {
     const d = list[i]!;
-    byRank[d.nameRank!] = d;
+    indexOfRank[d.nameRank!] = i;
     keys[i] = (AVAIL_LIMIT - d.available) * rankCount + d.nameRank!;
   }
+  // The list is rewritten in place, so the details are read from a copy.
+  const byIndex = list.slice();
   if (bucketOrder.length === 1) {
     keys.sort();
-    for (let i = 0; i < n; i++) list[i] = byRank[keys[i]! % rankCount]!;
-    byRank.fill(undefined as unknown as T, 0, rankCount);
+    for (let i = 0; i < n; i++) list[i] = byIndex[indexOfRank[keys[i]! % rankCount]!]!;
     return list;
   }
   const buckets = bucketOrder.map((_, b) => b).sort((x, y) => bucketOrder[x]! - bucketOrder[y]! || bucketScore[y]! - bucketScore[x]!);
@@ -95,24 +96,23 @@ export function sortByRank<T extends ClusterDetail>(list: T[], rankCount: number
     let m = 0;
     for (let i = 0; i < n; i++) if (bucketOf[i] === b) keys[m++] = all[i]!;
     const part = keys.subarray(0, m).sort();
-    for (let i = 0; i < m; i++) list[out++] = byRank[part[i]! % rankCount]!;
+    for (let i = 0; i < m; i++) list[out++] = byIndex[indexOfRank[part[i]! % rankCount]!]!;
   }
-  byRank.fill(undefined as unknown as T, 0, rankCount);
   return list;
 }
 
-export interface RegionGroup {
+export interface RegionGroup<T extends ClusterDetail = ClusterDetail> {
   name: string;
   /** Clusters of the region in the global order. */
-  clusters: ClusterDetail[];
+  clusters: T[];
   score: number;
 }
 
-export interface GroupInfo {
+export interface GroupInfo<T extends ClusterDetail = ClusterDetail> {
   /** All feasible clusters in the global order. */
-  clusters: ClusterDetail[];
+  clusters: T[];
   /** Region groups; only built when a region constraint is in force. */
-  regions: Map<string, RegionGroup> | null;
+  regions: Map<string, RegionGroup<T>> | null;
 }
 
 const WEIGHT_UNIT = 1000;
@@ -174,12 +174,12 @@ export function shouldIgnoreSpreadConstraint(placement: Placement): boolean {
 }
 
 /** Sorts details in place (unless already sorted) and builds region groups when the region constraint will be used. */
-export function groupClusters(details: ClusterDetail[], placement: Placement, replicas: number, sorted = false): GroupInfo {
+export function groupClusters<T extends ClusterDetail>(details: T[], placement: Placement, replicas: number, sorted = false): GroupInfo<T> {
   if (!sorted) sortClusters(details);
   const cs = placement.spreadConstraints ?? [];
   const region = findConstraint(cs, 'region');
   if (!region || shouldIgnoreSpreadConstraint(placement)) return { clusters: details, regions: null };
-  const regions = new Map<string, RegionGroup>();
+  const regions = new Map<string, RegionGroup<T>>();
   for (const d of details) {
     if (d.region === '') continue;
     let g = regions.get(d.region);
@@ -253,7 +253,7 @@ export function selectGroups(groups: readonly GroupCandidate[], min: number, max
   return choice.groups;
 }
 
-function selectByCluster(c: SpreadConstraint, clusters: readonly ClusterDetail[], needReplicas: number): ClusterDetail[] {
+function selectByCluster<T extends ClusterDetail>(c: SpreadConstraint, clusters: readonly T[], needReplicas: number): T[] {
   const min = c.minGroups ?? 0;
   if (clusters.length < min) throw new SelectionError(ERR_CLUSTERS_LESS_THAN_MIN);
   const needCnt = Math.min(c.maxGroups ?? 0, clusters.length);
@@ -281,14 +281,14 @@ function selectByCluster(c: SpreadConstraint, clusters: readonly ClusterDetail[]
   return ret;
 }
 
-function selectByRegion(region: SpreadConstraint, cluster: SpreadConstraint | undefined, info: GroupInfo): ClusterDetail[] {
-  const regions = info.regions ?? new Map<string, RegionGroup>();
+function selectByRegion<T extends ClusterDetail>(region: SpreadConstraint, cluster: SpreadConstraint | undefined, info: GroupInfo<T>): T[] {
+  const regions = info.regions ?? new Map<string, RegionGroup<T>>();
   if (regions.size < (region.minGroups ?? 0)) throw new SelectionError(ERR_REGIONS_LESS_THAN_MIN);
   const candidates = [...regions.values()].map((g) => ({ name: g.name, value: g.clusters.length, weight: g.score }));
   const chosen = selectGroups(candidates, region.minGroups ?? 0, region.maxGroups ?? 0, cluster?.minGroups ?? 0);
   if (chosen.length === 0) throw new SelectionError(ERR_CLUSTERS_LESS_THAN_CLUSTER_MIN);
-  const out: ClusterDetail[] = [];
-  const pool: ClusterDetail[] = [];
+  const out: T[] = [];
+  const pool: T[] = [];
   for (const g of chosen) {
     const cl = regions.get(g.name)!.clusters;
     out.push(cl[0]!);
@@ -307,7 +307,7 @@ function selectByRegion(region: SpreadConstraint, cluster: SpreadConstraint | un
  * `SelectBestClusters`. `needReplicas` is ignored (resources unchecked) for Duplicated and for no
  * strategy; only the cluster path checks resources.
  */
-export function selectBestClusters(placement: Placement, info: GroupInfo, needReplicas: number): ClusterDetail[] {
+export function selectBestClusters<T extends ClusterDetail>(placement: Placement, info: GroupInfo<T>, needReplicas: number): T[] {
   const cs = placement.spreadConstraints ?? [];
   if (cs.length === 0 || shouldIgnoreSpreadConstraint(placement)) return info.clusters;
   const rs = placement.replicaScheduling;

@@ -5,7 +5,9 @@ import { rescheduleRequired } from './assignment.js';
 import { CLUSTER_POLICY_PERMANENT_ID_LABEL, DEFAULT_SCHEDULER_NAME, MANAGED_BY_LABEL, POLICY_PERMANENT_ID_LABEL } from './messages.js';
 import { compileClusterAffinity } from './selector.js';
 import { clusterInfo, type ClusterSnapshot } from './snapshot.js';
+import { isObject } from '../json/value.js';
 import {
+  parsePlacement,
   replicaSchedulingType,
   type Binding,
   type Cluster,
@@ -27,16 +29,14 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a == null || b == null) return a == null && b == null;
   if (typeof a !== 'object' || typeof b !== 'object') return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    if (a.length !== bb.length) return false;
-    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], bb[i])) return false;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    if (a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
     return true;
   }
-  const ao = a as Record<string, unknown>;
-  const bo = b as Record<string, unknown>;
-  for (const k of Object.keys(ao)) if (ao[k] != null && !jsonEqual(ao[k], bo[k])) return false;
-  for (const k of Object.keys(bo)) if (bo[k] != null && ao[k] == null) return false;
+  if (!isObject(a) || !isObject(b)) return false;
+  for (const k of Object.keys(a)) if (a[k] != null && !jsonEqual(a[k], b[k])) return false;
+  for (const k of Object.keys(b)) if (b[k] != null && a[k] == null) return false;
   return true;
 }
 
@@ -50,13 +50,8 @@ function findTerm(terms: readonly ClusterAffinityTerm[] | null | undefined, name
  */
 export function placementChanged(placement: Placement, applied: string | undefined, observedAffinityName: string): boolean {
   if (!applied) return true;
-  let old: Placement;
-  try {
-    old = JSON.parse(applied) as Placement;
-  } catch {
-    return false;
-  }
-  if (old === null || typeof old !== 'object') return false;
+  const old = parsePlacement(applied);
+  if (!old) return false;
   if (jsonEqual(placement, old)) return false;
   if (
     !jsonEqual(placement.clusterAffinity, old.clusterAffinity) ||

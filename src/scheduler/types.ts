@@ -3,9 +3,14 @@
  * Karmada's (work.karmada.io/v1alpha2 ResourceBinding, cluster.karmada.io/v1alpha1 Cluster), so the
  * generated API types in src/api/generated are assignable to these: the scheduler never needs more,
  * and tests or conformance fixtures can build small objects without filling required fields that
- * the scheduler ignores. `null` is accepted wherever Go would decode a nil slice or pointer.
+ * the scheduler ignores. `null` is accepted wherever Go would decode a nil slice or pointer. Where
+ * a generated type is already exactly this view (object references, resource models), it is used
+ * as it is.
  */
 import type { Condition } from '../api/condition.js';
+import type { Cluster as ClusterObject, ResourceBindingSpec as GeneratedBindingSpec } from '../api/generated/types.js';
+
+type ResourceSummaryOf = NonNullable<NonNullable<ClusterObject['status']>['resourceSummary']>;
 
 export type Quantityish = string | number;
 export type ResourceList = Record<string, Quantityish>;
@@ -130,14 +135,7 @@ export interface EvictionHistoryEntry {
   reason?: string;
 }
 
-export interface ObjectReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-}
+export type ObjectReference = GeneratedBindingSpec['resource'];
 
 export interface ResourceBindingSpec {
   resource: ObjectReference;
@@ -195,10 +193,7 @@ export interface APIEnablement {
   resources?: Array<{ name: string; kind: string }> | null;
 }
 
-export interface AllocatableModeling {
-  grade: number;
-  count: number;
-}
+export type AllocatableModeling = NonNullable<ResourceSummaryOf['allocatableModelings']>[number];
 
 export interface ResourceSummary {
   allocatable?: ResourceList | null;
@@ -207,10 +202,7 @@ export interface ResourceSummary {
   allocatableModelings?: AllocatableModeling[] | null;
 }
 
-export interface ResourceModel {
-  grade: number;
-  ranges: Array<{ name: string; min: Quantityish; max: Quantityish }>;
-}
+export type ResourceModel = NonNullable<NonNullable<ClusterObject['spec']>['resourceModels']>[number];
 
 export interface Cluster {
   metadata: ObjectMeta;
@@ -227,6 +219,21 @@ export interface Cluster {
     conditions?: Array<{ type: string; status: string }> | null;
     resourceSummary?: ResourceSummary | null;
   } | null;
+}
+
+/**
+ * The applied-placement annotation decoded, the one place its JSON becomes a Placement: undefined
+ * when it is not JSON, or is null or a scalar (Go's decoder refuses those; the callers then treat
+ * the annotation as unusable).
+ */
+export function parsePlacement(raw: string): Placement | undefined {
+  let v: Placement | null;
+  try {
+    v = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  return v !== null && typeof v === 'object' ? v : undefined;
 }
 
 /**

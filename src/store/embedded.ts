@@ -128,12 +128,13 @@ export class EmbeddedStore implements Store {
   // -------------------------------------------------------------------------------------------
   // Reading
 
-  get(type: TypeRef, namespace: string | undefined, name: string, cluster?: string): KObject | undefined {
+  // The typed boundary: a table holds one kind, so its objects are of the type asked for.
+  get<T extends KObject>(type: TypeRef<T>, namespace: string | undefined, name: string, cluster?: string): T | undefined {
     // Names built by concatenation compare slowly against the flat keys (json/strings.ts flat()).
-    return this.table(type, cluster, false)?.byNamespace.get(flat(namespace ?? ''))?.get(flat(name))?.obj;
+    return this.table(type, cluster, false)?.byNamespace.get(flat(namespace ?? ''))?.get(flat(name))?.obj as T | undefined;
   }
 
-  list(type: TypeRef, opts: ListOptions = {}, cluster?: string): KObject[] {
+  list<T extends KObject>(type: TypeRef<T>, opts: ListOptions = {}, cluster?: string): T[] {
     const t = this.table(type, cluster, false);
     if (!t) return [];
     const labels = opts.labels ?? {};
@@ -155,12 +156,12 @@ export class EmbeddedStore implements Store {
     } else {
       candidates = t.objects;
     }
-    const out: KObject[] = [];
+    const out: T[] = [];
     for (const e of candidates) {
       const o = e.obj;
       if (opts.namespace !== undefined && (o.metadata.namespace ?? '') !== opts.namespace) continue;
       if (!matchesLabels(o, labels)) continue;
-      out.push(o);
+      out.push(o as T);
     }
     return out;
   }

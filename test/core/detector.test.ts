@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { bestPolicy, buildBinding } from '../../src/core/detector.js';
 import type { KObject } from '../../src/core/object.js';
+import type { PropagationPolicy } from '../../src/api/generated/types.js';
 
 const tpl: KObject = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'nginx', namespace: 'default', uid: 'u1', resourceVersion: '7', labels: { app: 'nginx' } }, spec: { replicas: 2 } };
-const pp = (name: string, spec: Record<string, unknown>, extra: Partial<KObject['metadata']> = {}): KObject => ({
+const pp = (name: string, spec: PropagationPolicy['spec'], extra: Partial<KObject['metadata']> = {}): PropagationPolicy => ({
   apiVersion: 'policy.karmada.io/v1alpha1',
   kind: 'PropagationPolicy',
   metadata: { name, namespace: 'default', uid: `uid-${name}`, ...extra },

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { reconcileWork, stripKarmadaMetadata } from '../../src/core/execution.js';
 import { setManagedKeys } from '../../src/core/binding.js';
 import type { KObject } from '../../src/core/object.js';
+import { narrow } from '../typed-reader.js';
 import { ReaderNotReadyError, type ObjectReader, type ReconcileContext } from '../../src/core/ports.js';
 import { EmbeddedStore } from '../../src/store/embedded.js';
 
@@ -60,7 +61,7 @@ describe('a member cache that cannot answer yet', () => {
     store.create({ apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name: 'm1' }, spec: {}, status: { conditions: [{ type: 'Ready', status: 'True', reason: 'ClusterReady', message: '', lastTransitionTime: '2024-01-01T00:00:00Z' }] } });
     store.create(work);
     const reader: ObjectReader = {
-      get: (t, ns, name, cluster) => (cluster === undefined ? store.get(t, ns, name) : memberRead()),
+      get: (t, ns, name, cluster) => (cluster === undefined ? store.get(t, ns, name) : narrow(t, memberRead())),
       list: (t, o, cluster) => store.list(t, o, cluster),
       types: (cluster) => store.types(cluster),
     };

@@ -5,6 +5,7 @@ import { INTERPRETER_HEALTH, reconcileInterpreterHealth } from '../../src/core/i
 import { coreControllers } from '../../src/core/controllers.js';
 import { RIC } from '../../src/core/kinds.js';
 import { refKey, type KObject } from '../../src/core/object.js';
+import { narrow } from '../typed-reader.js';
 import type { Interpreter, ReconcileContext, ScriptHealth } from '../../src/core/ports.js';
 
 const NOW = new Date('2026-12-01T10:00:00Z');
@@ -20,7 +21,7 @@ function ric(conditions?: unknown[]): KObject {
 
 function ctx(obj: KObject | undefined, health: ScriptHealth | undefined): ReconcileContext {
   const interpreter = { scriptHealth: health ? () => health : undefined } as unknown as Interpreter;
-  return { reader: { get: () => obj, list: () => [], types: () => [] }, now: NOW, interpreter, schedule: undefined as never, options: { policyPreemption: false, gracefulEvictionTimeoutSeconds: 600, skippedPropagatingNamespaces: [] } };
+  return { reader: { get: (t) => narrow(t, obj), list: () => [], types: () => [] }, now: NOW, interpreter, schedule: undefined as never, options: { policyPreemption: false, gracefulEvictionTimeoutSeconds: 600, skippedPropagatingNamespaces: [] } };
 }
 
 describe('interpreter-health', () => {

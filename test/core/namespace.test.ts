@@ -92,7 +92,7 @@ describe('namespace sync: a member namespace created for a namespaced object', (
     const work = (reconcileNamespace(ctx, namespaceKey('team-a')).writes[0] as { object: KObject }).object;
     expect(built).toEqual(work.spec.workload.manifests[0]);
     store.create(work);
-    expect(memberNamespaceManifest(store, 'team-a', 'm1', skipped)).toEqual(store.get(WORK, 'karmada-es-m1', WORK_NAME)!.spec.workload.manifests[0]);
+    expect(memberNamespaceManifest(store, 'team-a', 'm1', skipped)).toEqual(store.get(WORK, 'karmada-es-m1', WORK_NAME)!.spec.workload?.manifests?.[0]);
   });
   it('is a bare namespace when the controller does not sync it, or the host has none', () => {
     const bare = (name: string) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });

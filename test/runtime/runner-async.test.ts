@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { KObject, ObjectRef, TypeRef } from '../../src/core/object.js';
+import { narrow, narrowAll } from '../typed-reader.js';
 import type { ControllerSpec, CoreEvent, ListOptions } from '../../src/core/ports.js';
 import { Runner, type AsyncWriter } from '../../src/runtime/runner.js';
 import { StoreError, type WatchEvent, type WatchHandler } from '../../src/runtime/store-port.js';
@@ -19,11 +20,11 @@ class SlowStore implements AsyncWriter {
   seen: WatchEvent[] = [];
   private rv = 0;
 
-  get(_t: TypeRef, _ns: string | undefined, name: string): KObject | undefined {
-    return this.objects.get(name);
+  get<T extends KObject>(t: TypeRef<T>, _ns: string | undefined, name: string): T | undefined {
+    return narrow(t, this.objects.get(name));
   }
-  list(_t: TypeRef, _o?: ListOptions): KObject[] {
-    return [...this.objects.values()];
+  list<T extends KObject>(t: TypeRef<T>, _o?: ListOptions): T[] {
+    return narrowAll(t, [...this.objects.values()]);
   }
   types(): TypeRef[] {
     return [CM];

@@ -12,10 +12,10 @@ class Members implements AsyncWriter {
   private held: Array<() => void> = [];
   handlers: WatchHandler[] = [];
   events: CoreEvent[] = [];
-  get(): KObject | undefined {
+  get(): undefined {
     return undefined;
   }
-  list(): KObject[] {
+  list(): never[] {
     return [];
   }
   types() {
