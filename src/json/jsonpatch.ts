@@ -1,8 +1,9 @@
 /**
  * RFC 6902 add/remove/replace over RFC 6901 pointers, strict like the Go library Karmada uses: a
- * missing parent, or removing/replacing a missing member, is an error naming the path.
+ * missing parent, or removing/replacing a missing member, is an error naming the path. createPatch is
+ * the other direction: the patch a webhook answers with (the admission and the interpreter webhooks).
  */
-import { deepClone, isObject, setOwn } from './value.js';
+import { deepClone, deepEqual, isObject, setOwn } from './value.js';
 
 export interface PatchOp {
   op: 'add' | 'remove' | 'replace';
@@ -91,4 +92,34 @@ function applyOne(root: unknown, op: PatchOp): unknown {
 
 function missing(op: PatchOp): Error {
   return new Error(`${op.op} operation does not apply: doc is missing path: "${op.path}"`);
+}
+
+/**
+ * The RFC 6902 patch from one JSON value to another. Minimal for what webhooks change (fields added,
+ * replaced or removed, lists appended to); a list that changes in any other way is replaced whole.
+ */
+export function createPatch(from: unknown, to: unknown, path = '', out: PatchOp[] = []): PatchOp[] {
+  if (deepEqual(from, to)) return out;
+  if (isObject(from) && isObject(to)) {
+    for (const k of Object.keys(from)) if (!Object.prototype.hasOwnProperty.call(to, k)) out.push({ op: 'remove', path: `${path}/${escapePointerToken(k)}` });
+    for (const k of Object.keys(to)) {
+      const p = `${path}/${escapePointerToken(k)}`;
+      if (!Object.prototype.hasOwnProperty.call(from, k)) out.push({ op: 'add', path: p, value: to[k] });
+      else createPatch(from[k], to[k], p, out);
+    }
+    return out;
+  }
+  if (Array.isArray(from) && Array.isArray(to)) {
+    if (from.length === to.length) {
+      from.forEach((x, i) => createPatch(x, to[i], `${path}/${i}`, out));
+      return out;
+    }
+    if (to.length > from.length && from.every((x, i) => deepEqual(x, to[i]))) {
+      for (let i = from.length; i < to.length; i++) out.push({ op: 'add', path: `${path}/${i}`, value: to[i] });
+      return out;
+    }
+  }
+  if (path === '') throw new Error('cannot patch the document root to a value of another type');
+  out.push({ op: 'replace', path, value: to });
+  return out;
 }

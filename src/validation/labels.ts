@@ -14,7 +14,7 @@ const LABEL_VALUE_RE = new RegExp(`^${LABEL_VALUE_FMT}$`);
 const LABEL_VALUE_MAX = 63;
 
 /** apimachinery's RegexError: the examples each end in `', '`, so a double space precedes every ` or`. */
-function regexError(msg: string, fmt: string, ...examples: string[]): string {
+export function regexError(msg: string, fmt: string, ...examples: string[]): string {
   let out = `${msg} (e.g. `;
   examples.forEach((ex, i) => {
     if (i > 0) out += ' or ';

@@ -7,6 +7,7 @@ import { isObj, type Obj } from './json.js';
 import { validateResourceBinding, type FeatureGates } from './binding.js';
 import { mutateBinding, mutateOverridePolicy, mutatePropagationPolicy, mutateWork, type Mutated } from './defaulting.js';
 import { validateClusterTaintPolicy } from './cluster-taint-policy.js';
+import { validateInterpreterWebhookConfiguration } from './interpreter-webhook.js';
 import { validateOverridePolicy } from './override.js';
 import { validatePropagationPolicy, type PolicyAdmission } from './propagation.js';
 import { validateRic, type LuaCompile } from './ric.js';
@@ -33,7 +34,8 @@ export type AdmissionKind =
   | 'ClusterResourceBinding'
   | 'Work'
   | 'ResourceInterpreterCustomization'
-  | 'ClusterTaintPolicy';
+  | 'ClusterTaintPolicy'
+  | 'ResourceInterpreterWebhookConfiguration';
 
 export const ADMISSION_KINDS: readonly AdmissionKind[] = [
   'PropagationPolicy',
@@ -45,6 +47,7 @@ export const ADMISSION_KINDS: readonly AdmissionKind[] = [
   'Work',
   'ResourceInterpreterCustomization',
   'ClusterTaintPolicy',
+  'ResourceInterpreterWebhookConfiguration',
 ];
 
 export function isAdmissionKind(kind: unknown): kind is AdmissionKind {
@@ -54,7 +57,7 @@ export function isAdmissionKind(kind: unknown): kind is AdmissionKind {
 /** Kinds Karmada has a mutating webhook for. */
 export const MUTATED_KINDS: ReadonlySet<AdmissionKind> = new Set(['PropagationPolicy', 'ClusterPropagationPolicy', 'OverridePolicy', 'ResourceBinding', 'ClusterResourceBinding', 'Work']);
 /** Kinds Karmada has a validating webhook for. */
-export const VALIDATED_KINDS: ReadonlySet<AdmissionKind> = new Set(['PropagationPolicy', 'ClusterPropagationPolicy', 'OverridePolicy', 'ClusterOverridePolicy', 'ResourceBinding', 'ResourceInterpreterCustomization', 'ClusterTaintPolicy']);
+export const VALIDATED_KINDS: ReadonlySet<AdmissionKind> = new Set(['PropagationPolicy', 'ClusterPropagationPolicy', 'OverridePolicy', 'ClusterOverridePolicy', 'ResourceBinding', 'ResourceInterpreterCustomization', 'ClusterTaintPolicy', 'ResourceInterpreterWebhookConfiguration']);
 
 /** The mutating webhook's change for one object; may throw MutationError (Work manifests without a kind). */
 export function mutate(kind: AdmissionKind, req: PolicyAdmission, ctx: RuleContext = {}): Mutated {
@@ -94,6 +97,8 @@ export function validate(kind: AdmissionKind, req: PolicyAdmission, ctx: RuleCon
       return validateRic(req.object, ctx.existingRics ?? [], ctx.compileLua ?? luaCompile);
     case 'ClusterTaintPolicy':
       return validateClusterTaintPolicy(req.object, { allowNoExecuteTaintPolicy: ctx.allowNoExecuteTaintPolicy });
+    case 'ResourceInterpreterWebhookConfiguration':
+      return validateInterpreterWebhookConfiguration(req.object);
     default:
       return [];
   }

@@ -47,6 +47,7 @@ export const ROUTES: readonly Route[] = [
   route('validate', 'ResourceBinding'),
   route('validate', 'ResourceInterpreterCustomization'),
   route('validate', 'ClusterTaintPolicy'),
+  route('validate', 'ResourceInterpreterWebhookConfiguration'),
 ];
 
 const ROUTE_BY_PATH = new Map(ROUTES.map((r) => [r.path, r]));

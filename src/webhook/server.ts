@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { createLogger, type Logger } from '../runtime/log.js';
 import { WebhookMetrics } from './metrics.js';
-import { findRoute, MAX_BODY_BYTES, review, type ReviewContext } from './review.js';
+import { findRoute, MAX_BODY_BYTES, review, type HttpInput, type ReviewContext, type ReviewOutcome } from './review.js';
 
 export interface WebhookServerOptions {
   certFile: string;
@@ -26,6 +26,11 @@ export interface WebhookServerOptions {
   review?: ReviewContext;
   /** Defaults to a registry of its own with the process metrics (GC pauses, event-loop delay). */
   metrics?: WebhookMetrics;
+  /**
+   * Another protocol on the same server (certificate reload, probes, metrics): `interpret serve`'s
+   * ResourceInterpreterContext. Default: the admission reviews.
+   */
+  handler?: { handle(input: HttpInput): Promise<ReviewOutcome>; isRoute(path: string): boolean; name: string };
 }
 
 /** Past this much body the connection is dropped instead of drained: nobody legitimate sends it. */
@@ -185,6 +190,10 @@ export class WebhookServer {
     this.server = undefined;
   }
 
+  private isRoute(path: string): boolean {
+    return this.opts.handler ? this.opts.handler.isRoute(path) : findRoute(path) !== undefined;
+  }
+
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
     const path = (req.url ?? '/').split('?')[0]!;
     if (path === '/healthz' || path === '/livez') return sendText(res, 200, 'ok');
@@ -198,7 +207,7 @@ export class WebhookServer {
       );
       return;
     }
-    if (req.method !== 'POST' && findRoute(path)) {
+    if (req.method !== 'POST' && this.isRoute(path)) {
       // The API server only POSTs reviews; anything else is a probe or a mistake, answered before any body is read.
       this.metrics.requests.inc({ path, verdict: 'malformed' });
       req.resume();
@@ -241,14 +250,15 @@ export class WebhookServer {
   private async answer(path: string, req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, tooLarge: boolean, started: number): Promise<void> {
     let outcome;
     try {
-      outcome = await review({ path, contentType: req.headers['content-type'], body, tooLarge }, this.opts.review);
+      const input = { path, contentType: req.headers['content-type'], body, tooLarge };
+      outcome = await (this.opts.handler ? this.opts.handler.handle(input) : review(input, this.opts.review));
     } catch (e) {
       this.log.error('admission handler failed', { path, err: e as Error });
       outcome = { body: { response: { uid: '', allowed: false, status: { metadata: {}, message: `internal error: ${(e as Error).message}`, code: 500 } } }, verdict: 'errored', code: 500 };
     }
     const payload = JSON.stringify(outcome.body);
     // Unknown paths share one label value: a label per raw path lets any client grow /metrics without bound.
-    this.metrics.requests.inc({ path: findRoute(path) ? path : OTHER_PATH, verdict: outcome.verdict });
+    this.metrics.requests.inc({ path: this.isRoute(path) ? path : OTHER_PATH, verdict: outcome.verdict });
     if (!res.destroyed) {
       res.writeHead(outcome.code === 404 && outcome.verdict === 'malformed' ? 404 : 200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) });
       res.end(payload, () => this.metrics.duration.observe((performance.now() - started) / 1000));
@@ -256,7 +266,7 @@ export class WebhookServer {
     if (this.log.enabled('info')) {
       const ms = performance.now() - started;
       const o = outcome as Awaited<ReturnType<typeof review>>;
-      this.log.info('admission', {
+      this.log.info(this.opts.handler?.name ?? 'admission', {
         uid: o.uid,
         path,
         kind: o.kind,
