@@ -1,6 +1,7 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, normalize } from 'node:path';
 import { isCollection, parse, parseAllDocuments, visit } from 'yaml';
+import { indentQuotedContinuations } from './yaml-quoted.js';
 
 /** One parsed document with where it came from, so every error can name the file and the index. */
 export interface SourceDocument {
@@ -142,8 +143,14 @@ export function listManifestFiles(path: string): string[] {
 }
 
 /** The YAML documents of a text, each as plain data with its index; empty documents keep their index. */
-function parseYaml(text: string, file: string): Array<{ index: number; value: unknown }> {
-  const docs = parseAllDocuments(text, { prettyErrors: true, uniqueKeys: true });
+function parseYaml(text: string, file: string, uniqueKeys = true): Array<{ index: number; value: unknown }> {
+  let docs = parseAllDocuments(text, { prettyErrors: true, uniqueKeys });
+  if ((Array.isArray(docs) ? docs : [docs]).some((d) => d.errors.length > 0)) {
+    // What go-yaml accepts and the yaml package does not (yaml-quoted.ts); the first parse's error stands otherwise.
+    const lenient = indentQuotedContinuations(text);
+    const again = lenient === null ? null : parseAllDocuments(lenient, { prettyErrors: true, uniqueKeys });
+    if (again && (Array.isArray(again) ? again : [again]).every((d) => d.errors.length === 0)) docs = again;
+  }
   const out: Array<{ index: number; value: unknown }> = [];
   (Array.isArray(docs) ? docs : [docs]).forEach((doc, index) => {
     if (doc.errors.length > 0) {
@@ -189,10 +196,12 @@ function toDocuments(file: string, index: number, value: unknown): SourceDocumen
 /**
  * Parses multi-document YAML (JSON is YAML too). Empty documents are skipped but still counted, so the
  * index printed in errors matches what a user counts with `---` separators. A `kind: List` (or `*List`)
- * document gives its items, each remembering its position.
+ * document gives its items, each remembering its position. Duplicate keys are an error (kubectl's strict
+ * decoding refuses them); 'last-wins' reads them as go-yaml's plain Unmarshal does, for test fixtures,
+ * which Karmada's and Argo CD's harnesses read that way.
  */
-export function parseDocuments(text: string, file: string): SourceDocument[] {
-  return parseYaml(text, file).flatMap(({ index, value }) => toDocuments(file, index, value));
+export function parseDocuments(text: string, file: string, opts: { duplicateKeys?: 'reject' | 'last-wins' } = {}): SourceDocument[] {
+  return parseYaml(text, file, opts.duplicateKeys !== 'last-wins').flatMap(({ index, value }) => toDocuments(file, index, value));
 }
 
 function kindSkipped(obj: Record<string, unknown>, skipKinds: ReadonlySet<string>): boolean {

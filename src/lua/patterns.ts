@@ -389,3 +389,42 @@ export function patternGmatch(src: Uint8Array, pat: Uint8Array, tick: () => void
     return null;
   };
 }
+
+/**
+ * string.gsub's scan as Lua 5.1 runs it (lstrlib str_gsub): up to `max` matches, an empty match copies
+ * one byte and moves on, `^` anchors to the start. `replace` gets each match's bounds (0-based, end
+ * exclusive) and captures (the whole match when the pattern has none) and returns the bytes to put in
+ * its place; unmatched bytes are kept. Only the Argo CD health-check environment offers gsub.
+ */
+export function patternGsub(
+  src: Uint8Array,
+  pat: Uint8Array,
+  max: number,
+  tick: () => void,
+  replace: (start: number, end: number, caps: CaptureValue[]) => Uint8Array,
+): { parts: Uint8Array[]; count: number } {
+  const anchor = pat[0] === 94;
+  const p = anchor ? 1 : 0;
+  const ms = newState(src, pat, tick);
+  const parts: Uint8Array[] = [];
+  let s = 0;
+  let copied = 0;
+  let count = 0;
+  while (count < max) {
+    ms.level = 0;
+    ms.depth = 0;
+    const e = doMatch(ms, s, p);
+    if (e !== -1) {
+      count++;
+      if (s > copied) parts.push(src.subarray(copied, s));
+      parts.push(replace(s, e, captures(ms, s, e, true)));
+      copied = e;
+    }
+    if (e !== -1 && e > s) s = e;
+    else if (s < src.length) s++;
+    else break;
+    if (anchor) break;
+  }
+  if (copied < src.length) parts.push(src.subarray(Math.max(copied, 0)));
+  return { parts, count };
+}

@@ -52,6 +52,11 @@ export interface SandboxOptions {
   print?: (line: string) => void;
   /** Clock for os.time/os.date (tests pin it). */
   nowMs?: () => number;
+  /**
+   * 'argocd': string.gsub and string.rep work, for Argo CD health checks (argocd-strings.ts). Default
+   * 'karmada': both refused with Karmada's text, as in every RIC script.
+   */
+  stringLibrary?: 'karmada' | 'argocd';
 }
 
 /**
@@ -185,6 +190,7 @@ export class LuaSandbox {
       impure: () => {
         this.impureCalls++;
       },
+      argocdStrings: opts.stringLibrary === 'argocd',
     });
     this.acc = {
       stringBytes: 0,

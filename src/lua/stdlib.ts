@@ -6,6 +6,7 @@
  */
 import lbaselib from 'fengari/src/lbaselib.js';
 import ltablib from 'fengari/src/ltablib.js';
+import { argocdStringFunctions } from './argocd-strings.js';
 import { argError, checkAny, checkBytes, checkInt, checkNumber, checkString, checkTable, optInt } from './args.js';
 import { materialize, tableAt } from './convert.js';
 import * as fengariModule from './fengari.js';
@@ -52,6 +53,8 @@ export interface Host {
    * must not be remembered (src/interpreter/memo.ts). print and nowMs count as such by themselves.
    */
   impure(): void;
+  /** Argo CD health checks: string.gsub and string.rep work (argocd-strings.ts); RIC scripts keep Karmada's refusal. */
+  argocdStrings?: boolean;
 }
 
 export const MAX_STRING_ARG = 1_000_000;
@@ -593,6 +596,7 @@ export function openLibraries(L: LuaState, host: Host): Libraries {
     gfind: gmatch,
   };
   for (const name of ['gsub', 'rep', 'dump']) stringLib[name] = (L) => raiseRaw(L, disabledStringMessage(name));
+  if (host.argocdStrings) Object.assign(stringLib, argocdStringFunctions({ tick, reserve: host.reserve, pushResult, patternCall, sarg }));
   const formatArg = (L: LuaState, i: number): FormatArg => {
     switch (lua.lua_type(L, i)) {
       case lua.LUA_TNUMBER:

@@ -1,0 +1,4 @@
+if obj.status == nil then
+  error("status is missing")
+end
+return { status = obj.status.phase.value.name }
