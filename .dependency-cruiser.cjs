@@ -15,6 +15,9 @@ const LAYERS = [
   ['runtime'],
   ['store'],
   ['kube', 'webhook', 'simulate'],
+  // the aggregated apiserver uses kube's REST client and member credentials; karmada-search mounts on it
+  ['apiserver'],
+  ['search'],
   ['cli'],
 ];
 

@@ -8,7 +8,9 @@
 #   bash scripts/k8s/env.sh stop     # stop what the pid files name; nothing else is touched
 #
 # State lives in ${KARMADA_LITE_ENV_DIR:-/tmp/karmada-lite-env}: <name>/kubeconfig, <name>/pki, pid files,
-# logs, and env.json describing each server for the test harness.
+# logs, and env.json describing each server for the test harness. The host also has the aggregation layer:
+# host/pki/front-proxy-{ca,client}.{crt,key} and a serving certificate for karmada-lite's aggregated
+# apiserver, host/pki/aggregated-serving.{crt,key} (signed by host/pki/ca.crt).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -135,6 +137,33 @@ EOF
 
 b64() { base64 -w0 <"$1"; }
 
+# The host's aggregation layer: a front-proxy CA of its own (as kubeadm makes it) and the client certificate
+# the aggregator presents to aggregated API servers, plus a serving certificate for karmada-lite's
+# aggregated apiserver, signed by the host CA, for the name the aggregator checks (<service>.<namespace>.svc).
+AGGREGATED_SERVICE=karmada-aggregated-apiserver
+AGGREGATED_NAMESPACE=karmada-system
+gen_front_proxy() { # dir
+  local d=$1
+  gen_key "$d/front-proxy-ca.key"
+  openssl req -x509 -new -key "$d/front-proxy-ca.key" -sha256 -days 3650 -subj "/CN=karmada-lite-front-proxy-ca" \
+    -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign,digitalSignature" \
+    -out "$d/front-proxy-ca.crt" 2>/dev/null
+  gen_key "$d/front-proxy-client.key"
+  openssl req -new -key "$d/front-proxy-client.key" -subj "/CN=front-proxy-client" -out "$d/fp.csr" 2>/dev/null
+  printf 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n' >"$d/fp.ext"
+  openssl x509 -req -in "$d/fp.csr" -CA "$d/front-proxy-ca.crt" -CAkey "$d/front-proxy-ca.key" -CAcreateserial -days 3650 \
+    -sha256 -extfile "$d/fp.ext" -out "$d/front-proxy-client.crt" 2>/dev/null
+  gen_key "$d/aggregated-serving.key"
+  openssl req -new -key "$d/aggregated-serving.key" -subj "/CN=$AGGREGATED_SERVICE.$AGGREGATED_NAMESPACE.svc" -out "$d/ag.csr" 2>/dev/null
+  printf 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:%s.%s.svc,DNS:%s.%s.svc.cluster.local,DNS:localhost,IP:127.0.0.1\n' \
+    "$AGGREGATED_SERVICE" "$AGGREGATED_NAMESPACE" "$AGGREGATED_SERVICE" "$AGGREGATED_NAMESPACE" >"$d/ag.ext"
+  openssl x509 -req -in "$d/ag.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" -CAcreateserial -days 3650 \
+    -sha256 -extfile "$d/ag.ext" -out "$d/aggregated-serving.crt" 2>/dev/null
+  rm -f "$d"/*.csr "$d"/*.ext "$d"/*.srl
+  chmod 600 "$d"/*.key
+}
+
+
 write_kubeconfig() { # name port pki-dir out
   local name=$1 port=$2 d=$3 out=$4
   cat >"$out" <<EOF
@@ -241,6 +270,7 @@ cmd_start() {
     mkdir -p "$ENV_DIR/$name"
     echo "$port" >"$ENV_DIR/$name/port"
     gen_pki "$name" "$ENV_DIR/$name/pki"
+    [[ "$name" != host ]] || gen_front_proxy "$ENV_DIR/$name/pki"
     write_kubeconfig "$name" "$port" "$ENV_DIR/$name/pki" "$ENV_DIR/$name/kubeconfig"
   done
 
@@ -258,6 +288,17 @@ cmd_start() {
     port="$(cat "$ENV_DIR/$name/port")"
     local d="$ENV_DIR/$name/pki"
     log "starting kube-apiserver $K8S_VERSION $name on https://127.0.0.1:$port"
+    # The host has the aggregation layer (front-proxy client certificate, request-header CA and names).
+    # An APIService reaches a server on loopback through an ExternalName Service (externalName localhost,
+    # port = the server's port): the aggregator resolves ExternalName to that host and port, while
+    # Endpoints refuse loopback addresses and a ClusterIP needs a kube-proxy nobody runs here.
+    local aggregation=()
+    if [[ "$name" == host ]]; then
+      aggregation=(--requestheader-client-ca-file "$d/front-proxy-ca.crt" --requestheader-allowed-names front-proxy-client
+        --requestheader-username-headers X-Remote-User --requestheader-group-headers X-Remote-Group
+        --requestheader-extra-headers-prefix X-Remote-Extra- --proxy-client-cert-file "$d/front-proxy-client.crt"
+        --proxy-client-key-file "$d/front-proxy-client.key")
+    fi
     # ServiceAccount admission is off because no controller-manager creates the `default` service account,
     # which would make every Pod create fail. Priority-and-fairness is off because its config controllers
     # add load and nothing here needs request isolation.
@@ -274,6 +315,7 @@ cmd_start() {
       --disable-admission-plugins ServiceAccount \
       --enable-priority-and-fairness=false \
       --profiling=false \
+      "${aggregation[@]}" \
       </dev/null >"$ENV_DIR/$name/apiserver.log" 2>&1 &
     echo $! >"$ENV_DIR/$name/pid"
   done

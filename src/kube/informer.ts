@@ -17,6 +17,16 @@ export interface InformerOptions {
   minBackoffMs?: number;
   maxBackoffMs?: number;
   onError?: (err: unknown) => void;
+  /** Where the informer keeps what it saw; a Map unless the caller stores objects its own way (src/search keeps them compact). */
+  cache?: InformerCache;
+}
+
+export interface InformerCache {
+  get(key: string): any;
+  set(key: string, obj: any): unknown;
+  delete(key: string): unknown;
+  values(): Iterable<any>;
+  [Symbol.iterator](): Iterator<[string, any]>;
 }
 
 const keyOf = (o: any) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name}`;
@@ -34,7 +44,7 @@ export function compareResourceVersions(a: string | undefined, b: string | undef
 const CANONICAL_INTEGER = /^(?:0|[1-9]\d*)$/;
 
 export class Informer {
-  private readonly cache = new Map<string, any>();
+  private readonly cache: InformerCache;
   private readonly handlers: InformerHandler[] = [];
   private resourceVersion = '';
   private abort: AbortController | undefined;
@@ -44,7 +54,9 @@ export class Informer {
   /** Lists done so far; tests read it to see a 410 recovery. */
   lists = 0;
 
-  constructor(private readonly client: RestClient, private readonly opts: InformerOptions) {}
+  constructor(private readonly client: RestClient, private readonly opts: InformerOptions) {
+    this.cache = opts.cache ?? new Map<string, any>();
+  }
 
   on(handler: InformerHandler): void {
     this.handlers.push(handler);

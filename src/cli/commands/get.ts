@@ -1,0 +1,106 @@
+import type { Command } from 'commander';
+import { InputError } from '../../io/documents.js';
+import { outputOption, parseOutput, type OutputName } from '../output.js';
+import { addHostFlags, connectHost, runFleet, type HostFlags } from '../fleet/command.js';
+import { parseTargets, runGet } from '../fleet/get.js';
+import { operationScope, sourcesFor, splitClusters } from '../fleet/sources.js';
+
+const GET_OUTPUTS: readonly OutputName[] = ['table', 'wide', 'json', 'yaml', 'name', 'jsonpath', 'custom-columns'];
+
+interface GetFlags extends HostFlags {
+  allNamespaces?: boolean;
+  clusters?: string[];
+  operationScope?: string;
+  selector?: string;
+  fieldSelector?: string;
+  output: string;
+  watch?: boolean;
+  watchOnly?: boolean;
+  outputWatchEvents?: boolean;
+  headers: boolean;
+  showLabels?: boolean;
+  ignoreNotFound?: boolean;
+  raw?: string;
+}
+
+const collect = (v: string, prev: string[] | undefined) => [...(prev ?? []), v];
+
+export function registerGet(program: Command): void {
+  const cmd = program
+    .command('get')
+    .description('Display resources of the host and of member clusters (through the host\'s cluster proxy), as karmadactl get.')
+    .argument('[resource...]', 'TYPE[,TYPE...] [NAME...] or TYPE/NAME...; types as kubectl names them (deploy, deployments.apps, pods, ...)')
+    .option('-A, --all-namespaces', 'list across all namespaces')
+    .option('-C, --clusters <names>', 'the member clusters to read, comma separated or repeated (default every Cluster)', collect)
+    .option('-s, --operation-scope <scope>', 'karmada (the host only), members (the member clusters only) or all; default all, members when --clusters is given')
+    .option('-l, --selector <selector>', 'label selector, e.g. -l app=web,tier!=cache')
+    .option('--field-selector <selector>', 'field selector, e.g. --field-selector status.phase=Running')
+    .addOption(outputOption(GET_OUTPUTS, 'table (the default) has CLUSTER and ADOPTION columns; json and yaml print one object, or a v1 List'))
+    .option('-w, --watch', 'after listing, watch for changes (one resource type)')
+    .option('--watch-only', 'watch for changes without listing first')
+    .option('--output-watch-events', 'with --watch, an EVENT column (ADDED, MODIFIED, DELETED)')
+    .option('--no-headers', 'leave the table header out')
+    .option('--show-labels', 'a LABELS column (table and wide output only)')
+    .option('--ignore-not-found', 'a named object that exists nowhere is not an error')
+    .option('--raw <path>', 'GET a path of the host apiserver and print the answer as it comes, e.g. the search API');
+  addHostFlags(cmd).addHelpText(
+    'after',
+    `
+The host's objects show CLUSTER Karmada; a member's objects show its name, and ADOPTION Y when Karmada
+manages them (label karmada.io/managed=true), N when not. Members are reached as karmadactl reaches
+them: /apis/cluster.karmada.io/v1alpha1/clusters/<name>/proxy/ on the host, with its credentials.
+A member that cannot be reached is reported on stderr and the others are printed (exit 1).
+
+Examples:
+  karmada-lite get deploy -A                          # every Deployment on the host and on each member
+  karmada-lite get pods -n shop -C member1,member2 -o wide
+  karmada-lite get deploy web -n shop -s members -o yaml
+  karmada-lite get deploy -n shop -C member1 -w
+  karmada-lite get --raw /apis/search.karmada.io/v1alpha1/search/cache/apis/apps/v1/deployments
+
+Exit status: 0 success, 1 an object or cluster could not be read, 2 usage error.`,
+  );
+  cmd.action(async (args: string[], flags: GetFlags) => {
+    const out = parseOutput(flags.output, GET_OUTPUTS);
+    if (flags.raw !== undefined) {
+      if (args.length) throw new InputError('--raw takes no resource arguments: karmada-lite get --raw /api/v1/namespaces');
+      return runFleet(async () => {
+        const host = await connectHost(flags);
+        const res = await host.client.stream(flags.raw!);
+        for await (const chunk of res) process.stdout.write(chunk as Buffer);
+      });
+    }
+    const targets = parseTargets(args);
+    if (typeof targets === 'string') throw new InputError(targets);
+    if (flags.showLabels && out.format !== 'table' && out.format !== 'wide') throw new InputError(`--show-labels option cannot be used with ${out.format} printer`);
+    const watch = Boolean(flags.watch || flags.watchOnly);
+    if (flags.outputWatchEvents && !watch) throw new InputError('--output-watch-events option can only be used with --watch or --watch-only');
+    const clusters = splitClusters(flags.clusters);
+    const scope = operationScope(flags.operationScope, clusters, 'all');
+    await runFleet(async () => {
+      const host = await connectHost(flags);
+      const sources = await sourcesFor(host.client, scope, clusters);
+      const human = out.format === 'table' || out.format === 'wide';
+      return runGet(
+        sources,
+        {
+          targets,
+          namespace: host.namespace,
+          allNamespaces: Boolean(flags.allNamespaces),
+          selector: flags.selector,
+          fieldSelector: flags.fieldSelector,
+          output: human ? undefined : out,
+          wide: out.format === 'wide',
+          watch,
+          watchOnly: Boolean(flags.watchOnly),
+          outputWatchEvents: Boolean(flags.outputWatchEvents),
+          noHeaders: flags.headers === false,
+          showLabels: Boolean(flags.showLabels),
+          ignoreNotFound: Boolean(flags.ignoreNotFound),
+        },
+        { write: (s) => process.stdout.write(s), error: (s) => process.stderr.write(s) },
+        scope === 'members',
+      );
+    });
+  });
+}

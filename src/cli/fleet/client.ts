@@ -1,0 +1,158 @@
+/**
+ * The fleet commands' HTTP client (get, logs, exec, describe): the host kubeconfig's credentials, and a
+ * path prefix so that one member is reached as karmadactl reaches it, through the host at
+ * `/apis/cluster.karmada.io/v1alpha1/clusters/<name>/proxy/` (its discovery and REST mapping are then the
+ * member's). Responses are handed back as streams: logs and watches are printed as they arrive.
+ */
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest, type RequestOptions } from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { logV } from '../verbosity.js';
+
+export type Query = Record<string, string | number | boolean | string[] | undefined>;
+
+export interface OpenOptions {
+  query?: Query;
+  accept?: string;
+  signal?: AbortSignal;
+}
+
+/** The Status a Kubernetes apiserver answers an error with (or one made up from the HTTP status). */
+export interface ApiStatus {
+  code: number;
+  reason: string;
+  message: string;
+}
+
+/** An answer that is not 2xx: kubectl prints it as `Error from server (Reason): message`. */
+export class ServerError extends Error {
+  constructor(readonly status: ApiStatus) {
+    super(status.reason ? `Error from server (${status.reason}): ${status.message}` : `Error from server: ${status.message}`);
+    this.name = 'ServerError';
+  }
+}
+
+export const isNotFound = (e: unknown): boolean => e instanceof ServerError && e.status.code === 404;
+
+/** client-go's reasons for an error answer that carries no Status of its own. */
+const REASONS: Record<number, string> = {
+  400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 405: 'MethodNotAllowed', 409: 'Conflict',
+  410: 'Gone', 422: 'Invalid', 429: 'TooManyRequests', 500: 'InternalError', 503: 'ServiceUnavailable', 504: 'Timeout',
+};
+
+/** The Status of an error answer: the server's own when its body is one, else made from the code and text. */
+export function statusOf(code: number, body: string): ApiStatus {
+  try {
+    const s = JSON.parse(body) as { kind?: string; reason?: string; message?: string; code?: number };
+    if (s && s.kind === 'Status') return { code: s.code ?? code, reason: s.reason ?? REASONS[code] ?? '', message: s.message ?? body.trim() };
+  } catch {
+    /* not JSON: a proxy's or aggregator's text answer */
+  }
+  const text = body.trim();
+  return { code, reason: REASONS[code] ?? '', message: text || (code === 404 ? 'the server could not find the requested resource' : `an error on the server (${code}) has prevented the request from succeeding`) };
+}
+
+export async function readBody(res: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of res) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The URL query of a request: repeated keys (exec's `command`) from arrays. */
+export function searchOf(query: Query | undefined): string {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(query ?? {})) {
+    if (v === undefined) continue;
+    for (const one of Array.isArray(v) ? v : [v]) p.append(k, String(one));
+  }
+  const s = p.toString();
+  return s ? `?${s}` : '';
+}
+
+/** The path that reaches a member through the host's cluster proxy. */
+export const clusterProxyPrefix = (cluster: string) => `/apis/cluster.karmada.io/v1alpha1/clusters/${encodeURIComponent(cluster)}/proxy`;
+
+export class FleetClient {
+  private readonly server: URL;
+
+  /** `prefix` is put before every path: the cluster proxy of one member, or nothing for the host itself. */
+  constructor(
+    private readonly kc: KubeConfig,
+    readonly prefix = '',
+  ) {
+    const cluster = kc.getCurrentCluster();
+    if (!cluster) throw new Error('--kubeconfig: the kubeconfig has no current cluster; set current-context or pass --context');
+    this.server = new URL(cluster.server);
+  }
+
+  /** The same credentials, reaching one member through the host's cluster proxy. */
+  forCluster(name: string): FleetClient {
+    return new FleetClient(this.kc, clusterProxyPrefix(name));
+  }
+
+  /** The full URL of a path (the server's own path, e.g. a kubeconfig pointing at a proxy, is kept). */
+  url(path: string, query?: Query, protocol?: string): URL {
+    const base = this.server.pathname.replace(/\/+$/, '');
+    const u = new URL(`${base}${this.prefix}${path.startsWith('/') ? path : `/${path}`}${searchOf(query)}`, this.server);
+    if (protocol) u.protocol = protocol;
+    return u;
+  }
+
+  /** The TLS settings and credential headers of the kubeconfig, for a request to `url` (also used by exec's WebSocket). */
+  async requestOptions(method: string, url: URL, accept?: string): Promise<RequestOptions> {
+    const o: RequestOptions = {
+      method,
+      protocol: url.protocol === 'wss:' ? 'https:' : url.protocol === 'ws:' ? 'http:' : url.protocol,
+      hostname: url.hostname,
+      port: url.port,
+      path: url.pathname + url.search,
+      headers: { accept: accept ?? 'application/json' },
+    };
+    await this.kc.applyToHTTPSOptions(o);
+    return o;
+  }
+
+  /** Sends a request and resolves with the response as soon as its headers came: the body is the caller's to read. */
+  async open(method: string, path: string, opts: OpenOptions = {}): Promise<IncomingMessage> {
+    const url = this.url(path, opts.query);
+    const o = await this.requestOptions(method, url, opts.accept);
+    logV(6, `${method} ${url.href}`);
+    return new Promise((resolve, reject) => {
+      const req = (o.protocol === 'http:' ? httpRequest : httpsRequest)({ ...o, signal: opts.signal }, resolve);
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  /** A 2xx response's stream; any other answer is thrown as a ServerError. */
+  async stream(path: string, opts: OpenOptions = {}): Promise<IncomingMessage> {
+    const res = await this.open('GET', path, opts);
+    const code = res.statusCode ?? 0;
+    if (code >= 200 && code < 300) return res;
+    throw new ServerError(statusOf(code, await readBody(res)));
+  }
+
+  /** GET a JSON document. */
+  async get<T = any>(path: string, opts: OpenOptions = {}): Promise<T> {
+    const res = await this.stream(path, opts);
+    const text = await readBody(res);
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+}
+
+/** Watch events, one JSON document a line, as they arrive; resolves when the server ends the stream. */
+export async function readWatch(res: IncomingMessage, onEvent: (type: string, object: any) => void): Promise<void> {
+  let buf = '';
+  for await (const chunk of res) {
+    buf += (chunk as Buffer).toString('utf8');
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl).trim();
+      buf = buf.slice(nl + 1);
+      if (line) {
+        const ev = JSON.parse(line) as { type: string; object: unknown };
+        onEvent(ev.type, ev.object);
+      }
+    }
+  }
+}
