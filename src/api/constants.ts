@@ -38,6 +38,8 @@ export const ClusterPropagationPolicyAnnotation = 'clusterpropagationpolicy.karm
 export const ResourceBindingNamespaceAnnotation = 'resourcebinding.karmada.io/namespace';
 export const ResourceBindingNameAnnotation = 'resourcebinding.karmada.io/name';
 export const ClusterResourceBindingAnnotation = 'clusterresourcebinding.karmada.io/name';
+/** karmada-search: the member an object served from its cache came from (CacheSourceAnnotationKey). */
+export const CacheSourceAnnotation = 'resource.karmada.io/cached-from-cluster';
 export const WorkNameAnnotation = 'work.karmada.io/name';
 export const WorkNamespaceAnnotation = 'work.karmada.io/namespace';
 export const ConflictResolutionAnnotation = 'work.karmada.io/conflict-resolution';

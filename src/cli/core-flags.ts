@@ -3,6 +3,8 @@
  * them from this one list, so that an offline plan predicts what the controller does with the same
  * defaults: a decision flag that exists on one and not the other is a bug.
  */
+import { existsSync } from 'node:fs';
+import { InputError } from '../io/documents.js';
 import { Option, type Command } from 'commander';
 import {
   DefaultClusterFailureThresholdSeconds,
@@ -18,6 +20,7 @@ import { coreGateOptions, CoreFeatureGates } from '../api/feature-gates.js';
 import { coreControllers, selectControllers } from '../core/controllers.js';
 import { compileSkippedNamespaces } from '../core/namespace.js';
 import { withCoreDefaults, type CoreOptions } from '../core/ports.js';
+import { loadInterpreterLibraries, type InterpreterLibraries } from '../interpreter/library.js';
 
 /** Go-style durations as Karmada's flags take them: 5ms, 1000s, 1m30s; a bare number is seconds. Milliseconds. */
 export function parseDuration(flag: string, v: string): number {
@@ -83,6 +86,41 @@ export function addCoreFlags(cmd: Command): Command {
       'NoExecute taints evict every binding that does not tolerate them, and only ClusterTaintPolicies and users add NoExecute taints (current Karmada); =false: no NoExecute eviction at all. Not given: the v1.2-style default, see README "Taint eviction"',
     )
     .addOption(purgeModeOption());
+}
+
+/** `--interpreters` and `--health-checks`, as commander collects them (each repeatable). */
+export interface InterpreterLibraryFlags {
+  interpreters?: string[];
+  healthChecks?: string[];
+}
+
+const collect = (v: string, prev: string[] | undefined): string[] => [...(prev ?? []), v];
+
+/** Adds the interpreter library flags (controller, plan, interpret): declared here once. */
+export function addInterpreterLibraryFlags(cmd: Command): Command {
+  return cmd
+    .addOption(
+      new Option('--interpreters <dir>', 'a tree of RICs in Karmada\'s layout (<group>/<version>/<Kind>/customizations.yaml), loaded as the third-party layer: after the cluster\'s RICs, before the built-ins; repeatable').argParser(collect),
+    )
+    .addOption(
+      new Option('--health-checks <dir>', 'a tree of Argo CD health checks (<group>/<Kind>/health.lua, _ wildcard folders) used as InterpretHealth for the kinds it covers; repeatable').argParser(collect),
+    );
+}
+
+/**
+ * Loads the trees the flags name. A folder that does not exist is a usage error (thrown, naming the
+ * flag); a file in it that does not load is a problem handed to `warn`, and the rest loads.
+ */
+export function interpreterLibrariesFromFlags(flags: InterpreterLibraryFlags, warn: (line: string) => void): Pick<InterpreterLibraries, 'library' | 'healthChecks'> | undefined {
+  const interpreters = flags.interpreters ?? [];
+  const healthChecks = flags.healthChecks ?? [];
+  if (interpreters.length === 0 && healthChecks.length === 0) return undefined;
+  for (const [flag, dirs] of [['--interpreters', interpreters], ['--health-checks', healthChecks]] as const) {
+    for (const d of dirs) if (!existsSync(d)) throw new InputError(`${flag} ${d}: no such file or directory`);
+  }
+  const loaded = loadInterpreterLibraries(interpreters, healthChecks);
+  for (const p of loaded.problems) warn(p);
+  return { library: loaded.library, healthChecks: loaded.healthChecks };
 }
 
 /** Karmada's flag name starts with `no-`, which commander would read as the negation of a boolean. */

@@ -4,11 +4,16 @@ import { registerValidate } from './commands/validate.js';
 import { registerCrds } from './commands/crds.js';
 import { registerInterpret } from './commands/interpret.js';
 import { registerWebhook } from './commands/webhook.js';
+import { registerApiserver } from './commands/apiserver.js';
 import { registerPlan } from './commands/plan.js';
 import { registerController } from './commands/controller.js';
 import { registerSimulate } from './commands/simulate.js';
 import { registerVersion } from './commands/version.js';
 import { registerCompletion } from './commands/completion.js';
+import { registerDescribe } from './commands/describe.js';
+import { registerGet } from './commands/get.js';
+import { registerLogs } from './commands/logs.js';
+import { registerExec } from './commands/exec.js';
 import { addVerbosityFlag } from './verbosity.js';
 
 // Exit codes scripts can rely on: 0 success, 1 the input is invalid / a check failed, 2 usage error or
@@ -37,9 +42,14 @@ Exit status: 0 success, 1 invalid input or a failed check, 2 usage error or unre
   registerCrds(program);
   registerInterpret(program);
   registerWebhook(program);
+  registerApiserver(program);
   registerPlan(program);
   registerController(program);
   registerSimulate(program);
+  registerGet(program);
+  registerDescribe(program);
+  registerLogs(program);
+  registerExec(program);
   registerVersion(program);
   registerCompletion(program);
   const conventions = (cmd: Command) => {

@@ -17,6 +17,7 @@ import {
   type AggregatedStatusItem,
   type KubeObject,
   type Operation,
+  type ReplicaResult,
 } from './types.js';
 
 export interface TestCase {
@@ -66,8 +67,8 @@ export interface RuleArgs {
   replicas?: number;
 }
 
-/** Runs one operation as karmadactl does and returns its named results in order. Throws on error. */
-export function executeRule(interp: Interpreter, op: Operation, args: RuleArgs): [string, unknown][] {
+/** The object a rule runs on, after karmadactl's checks of its arguments. Throws on a missing or extra object. */
+export function ruleObject(op: Operation, args: RuleArgs): KubeObject {
   const { desired, observed } = args;
   if (op === 'Retain') {
     if (!desired) throw new InterpreterError('desired, desired-file options are not set', op);
@@ -76,20 +77,31 @@ export function executeRule(interp: Interpreter, op: Operation, args: RuleArgs):
     if (!desired && !observed) throw new InterpreterError('desired-file, observed-file options are not set', op);
     if (desired && observed) throw new InterpreterError('you can not specify both desired-file and observed-file options', op);
   }
-  const obj = (desired ?? observed)!;
+  return (desired ?? observed)!;
+}
+
+/** An operation's value under its result names (RESULT_NAMES); InterpretReplica's splits in two. */
+export function namedResults(op: Operation, value: unknown): [string, unknown][] {
+  if (op !== 'InterpretReplica') return [[RESULT_NAMES[op][0]!, value]];
+  const r = value as ReplicaResult;
+  return [
+    ['replica', r.replicas],
+    ['requires', r.requirements],
+  ];
+}
+
+/** Runs one operation as karmadactl does and returns its named results in order. Throws on error. */
+export function executeRule(interp: Interpreter, op: Operation, args: RuleArgs): [string, unknown][] {
+  const { desired, observed } = args;
+  const obj = ruleObject(op, args);
   if (!interp.hookEnabled({ apiVersion: String(obj.apiVersion ?? ''), kind: String(obj.kind ?? '') }, op)) {
     throw new InterpreterError('rule is not enabled', op);
   }
   switch (op) {
     case 'Retain':
       return [['retained', interp.retain(desired!, observed!)]];
-    case 'InterpretReplica': {
-      const r = interp.getReplicas(obj);
-      return [
-        ['replica', r.replicas],
-        ['requires', r.requirements],
-      ];
-    }
+    case 'InterpretReplica':
+      return namedResults(op, interp.getReplicas(obj));
     case 'InterpretComponent':
       return [['components', interp.getComponents(obj)]];
     case 'ReviseReplica':
@@ -115,31 +127,59 @@ export interface CaseResult {
   detail?: string;
 }
 
+/** A case's rule arguments. */
+export function caseArgs(tc: TestCase): RuleArgs {
+  return {
+    desired: tc.desiredObj ?? null,
+    observed: tc.observedObj ?? null,
+    statusItems: tc.statusItems === undefined || tc.statusItems === null ? null : tc.statusItems,
+    replicas: typeof tc.inputReplicas === 'number' ? tc.inputReplicas : 0,
+  };
+}
+
 /** Runs one test case; never throws for script problems (they become failures). */
 export function runTestCase(interp: Interpreter, tc: TestCase): CaseResult {
   const op = parseOperation(String(tc.operation ?? ''));
   if (!op) return { ok: false, detail: unsupportedOperationMessage(String(tc.operation ?? ''), true) };
   let results: [string, unknown][];
   try {
-    const items = tc.statusItems === undefined || tc.statusItems === null ? null : tc.statusItems;
-    results = executeRule(interp, op, {
-      desired: tc.desiredObj ?? null,
-      observed: tc.observedObj ?? null,
-      statusItems: items,
-      replicas: typeof tc.inputReplicas === 'number' ? tc.inputReplicas : 0,
-    });
+    results = executeRule(interp, op, caseArgs(tc));
   } catch (e) {
-    const msg = (e as Error).message;
-    if (tc.error !== undefined) {
-      if (msg.trimEnd() === String(tc.error).trimEnd()) return { ok: true };
-      return { ok: false, detail: `expected error:\n  ${String(tc.error).trimEnd()}\ngot error:\n  ${msg.trimEnd()}` };
-    }
-    if (tc.errorMatches !== undefined) {
-      if (new RegExp(String(tc.errorMatches)).test(msg)) return { ok: true };
-      return { ok: false, detail: `expected an error matching:\n  ${String(tc.errorMatches)}\ngot error:\n  ${msg.trimEnd()}` };
-    }
-    return { ok: false, detail: `error: ${msg.trimEnd()}` };
+    return judgeError(tc, e);
   }
+  return judgeResults(tc, op, results);
+}
+
+/** Runs a rule somewhere else than in-process (a webhook): its named results, or a throw. */
+export type RuleExecutor = (op: Operation, args: RuleArgs) => Promise<[string, unknown][]>;
+
+/** runTestCase with the rule run by `exec`. */
+export async function runTestCaseWith(exec: RuleExecutor, tc: TestCase): Promise<CaseResult> {
+  const op = parseOperation(String(tc.operation ?? ''));
+  if (!op) return { ok: false, detail: unsupportedOperationMessage(String(tc.operation ?? ''), true) };
+  let results: [string, unknown][];
+  try {
+    results = await exec(op, caseArgs(tc));
+  } catch (e) {
+    return judgeError(tc, e);
+  }
+  return judgeResults(tc, op, results);
+}
+
+function judgeError(tc: TestCase, e: unknown): CaseResult {
+  const msg = (e as Error).message;
+  if (tc.error !== undefined) {
+    if (msg.trimEnd() === String(tc.error).trimEnd()) return { ok: true };
+    return { ok: false, detail: `expected error:\n  ${String(tc.error).trimEnd()}\ngot error:\n  ${msg.trimEnd()}` };
+  }
+  if (tc.errorMatches !== undefined) {
+    if (new RegExp(String(tc.errorMatches)).test(msg)) return { ok: true };
+    return { ok: false, detail: `expected an error matching:\n  ${String(tc.errorMatches)}\ngot error:\n  ${msg.trimEnd()}` };
+  }
+  return { ok: false, detail: `error: ${msg.trimEnd()}` };
+}
+
+function judgeResults(tc: TestCase, op: Operation, results: [string, unknown][]): CaseResult {
   const wanted = tc.error ?? (tc.errorMatches !== undefined ? `an error matching ${String(tc.errorMatches)}` : undefined);
   if (wanted !== undefined) return { ok: false, detail: `expected error:\n  ${String(wanted).trimEnd()}\nbut the operation succeeded` };
   if (tc.output === undefined || tc.output === null) return { ok: true };

@@ -1,9 +1,13 @@
 /**
  * The resource interpreter: for an object's exact GVK and an operation, the first layer that enables
- * the hook answers — the user's RICs, then the built-in Lua RICs (`interpreters/`), then the native
- * TypeScript layer. An error from a layer is returned as is, never retried on the next layer.
+ * the hook answers — the user's RICs, then the `--interpreters` library (third-party, library.ts), then
+ * the `--health-checks` trees (InterpretHealth only, argocd-health.ts), then the built-in Lua RICs
+ * (`interpreters/`), then the native TypeScript layer (interpreter webhooks sit between the user's RICs
+ * and the library, in webhook-interpreter.ts). An error from a layer is returned as is, never retried on
+ * the next layer.
  */
 import { LuaSandbox } from '../lua/sandbox.js';
+import { healthCheckFor, mapArgoHealth, runHealthCheck, type HealthCheck, type HealthChecks, type HealthResult } from './argocd-health.js';
 import { builtinCustomizations } from './builtin.js';
 import { mergeDependencies, verifyDependencies } from './dependencies.js';
 import {
@@ -36,11 +40,23 @@ import {
   type RIC,
 } from './types.js';
 
-export type Layer = 'customization' | 'builtin' | 'native';
+/** 'library': `--interpreters` trees (third-party); 'health-check': `--health-checks` trees (InterpretHealth only). */
+export type Layer = 'customization' | 'library' | 'health-check' | 'builtin' | 'native';
+
+/** Tri-state health with what the health check said (Argo CD's message), or the interpreter's error. */
+export interface HealthDetail {
+  health: Health;
+  message?: string;
+  error?: string;
+}
 
 export interface InterpreterOptions {
   /** The user's ResourceInterpreterCustomizations. */
   customizations?: RIC[];
+  /** RICs of `--interpreters` trees (library.ts): the third-party layer, after the user's RICs. */
+  library?: RIC[];
+  /** `--health-checks` trees (argocd-health.ts): InterpretHealth after the library, before the built-ins. */
+  healthChecks?: HealthChecks;
   /** Include the built-in Lua interpreters (default true), or supply them. */
   builtin?: boolean | RIC[];
   /** Include the native layer (default true), or supply one with extra handlers. */
@@ -83,6 +99,10 @@ export interface Interpreter {
   memoStats(): Record<MemoizedOperation, MemoStats>;
   /** Tri-state health: no hook -> Healthy, an interpreter error -> Unknown. */
   health(obj: KubeObject): Health;
+  /** health() with the health check's message, or the error that made it Unknown. */
+  healthDetail(obj: KubeObject): HealthDetail;
+  /** The `--health-checks` script that answers InterpretHealth for a kind, when that layer answers. */
+  healthCheckFor(gvk: GVK): HealthCheck | undefined;
   getDependencies(obj: KubeObject): DependentObjectReference[];
   /**
    * What callers do when no layer defines an operation (native-interpreters spec §0): 0 replicas and no
@@ -108,6 +128,11 @@ export function createInterpreter(opts: InterpreterOptions = {}): Interpreter {
   let user = mergeCustomizations(opts.customizations ?? []);
   const builtinList = opts.builtin === false ? [] : Array.isArray(opts.builtin) ? opts.builtin : builtinCustomizations();
   const builtin = mergeCustomizations(builtinList);
+  const library = mergeCustomizations(opts.library ?? []);
+  const healthChecks = opts.healthChecks;
+  // Health checks run with Argo CD's string library, which RIC scripts must not see: a sandbox of their own.
+  let argoSandbox: LuaSandbox | undefined;
+  const argoSb = () => (argoSandbox ??= new LuaSandbox({ budgetMs: opts.budgetMs ?? sandbox.budgetMs, memoryLimitBytes: opts.memoryLimitBytes, nowMs: opts.nowMs, stringLibrary: 'argocd' }));
   const native = opts.native === false ? null : opts.native instanceof NativeInterpreter ? opts.native : new NativeInterpreter();
 
   const luaEnabled = (t: TargetScripts | undefined, op: Operation): boolean => {
@@ -119,6 +144,8 @@ export function createInterpreter(opts: InterpreterOptions = {}): Interpreter {
   const findLayer = (gvk: GVK, op: Operation): Layer | null => {
     const key = gvkKey(gvk);
     if (luaEnabled(user.get(key), op)) return 'customization';
+    if (luaEnabled(library.get(key), op)) return 'library';
+    if (op === 'InterpretHealth' && healthChecks && healthCheckFor(healthChecks, gvk)) return 'health-check';
     if (luaEnabled(builtin.get(key), op)) return 'builtin';
     if (native?.hookEnabled(gvk, op)) return 'native';
     return null;
@@ -153,6 +180,8 @@ export function createInterpreter(opts: InterpreterOptions = {}): Interpreter {
       const gvk = { apiVersion, kind };
       const layer = layerFor(gvk, op);
       if (layer === 'customization') r = { gvk, scripts: user.get(gvkKey(gvk))! };
+      else if (layer === 'library') r = { gvk, scripts: library.get(gvkKey(gvk))! };
+      else if (layer === 'health-check') r = { gvk, scripts: null };
       else if (layer === 'builtin') r = { gvk, scripts: builtin.get(gvkKey(gvk))! };
       else if (layer === 'native' || native) r = { gvk, scripts: null };
       else r = null;
@@ -170,20 +199,35 @@ export function createInterpreter(opts: InterpreterOptions = {}): Interpreter {
   // One memo per script and operation: a script replaced by a RIC update starts with an empty one.
   const memos = new WeakMap<ScriptEntry, OperationMemo<unknown>>();
   const totals = Object.fromEntries(MEMOIZED.map((op) => [op, { hits: 0, misses: 0, unremembered: 0, results: 0 }])) as Record<MemoizedOperation, MemoStats>;
-  const memoized = <A, T>(op: MemoizedOperation, entry: ScriptEntry, obj: A, run: (sb: LuaSandbox, e: ScriptEntry, o: A) => T): T => {
-    if (!opts.memoize) return run(sandbox, entry, obj);
+  const memoized = <A, T>(op: MemoizedOperation, entry: ScriptEntry, obj: A, run: (sb: LuaSandbox, e: ScriptEntry, o: A) => T, sb: LuaSandbox = sandbox): T => {
+    if (!opts.memoize) return run(sb, entry, obj);
     let memo = memos.get(entry) as OperationMemo<T> | undefined;
     if (!memo) {
       memo = new OperationMemo<T>({ stats: totals[op] });
       memos.set(entry, memo as OperationMemo<unknown>);
     }
     return memo.call(obj, (arg) => {
-      const before = sandbox.impureCalls;
-      const value = run(sandbox, entry, arg as A);
-      return { value, pure: sandbox.impureCalls === before };
+      const before = sb.impureCalls;
+      const value = run(sb, entry, arg as A);
+      return { value, pure: sb.impureCalls === before };
     });
   };
 
+  // One memo entry per health check script, as per RIC script.
+  const argoEntries = new Map<string, ScriptEntry>();
+  const argoHealth = (obj: KubeObject): HealthResult => {
+    const check = healthCheckFor(healthChecks!, gvkOf(obj))!;
+    let entry = argoEntries.get(check.file);
+    if (!entry) argoEntries.set(check.file, (entry = { script: check.script }));
+    const argo = argoSb();
+    const before = argo.impureCalls;
+    try {
+      return memoized('InterpretHealth', entry, obj, (sb, _e, o) => runHealthCheck(sb, check, o), argo);
+    } finally {
+      // Callers judge a call's purity by `sandbox.impureCalls` (the worker, the pooled cache): count these too.
+      sandbox.impureCalls += argo.impureCalls - before;
+    }
+  };
   const enabled = (obj: KubeObject, op: Operation) => interp.hookEnabled(gvkOf(obj), op);
   const interp: Interpreter = {
     sandbox,
@@ -241,16 +285,30 @@ export function createInterpreter(opts: InterpreterOptions = {}): Interpreter {
       return memoized('AggregateStatus', script(scripts, 'AggregateStatus'), args, (sb, e, a) => luaAggregatedStatus(sb, e, a.obj, a.items));
     },
     interpretHealth(obj) {
+      if (interp.layerFor(gvkOf(obj), 'InterpretHealth') === 'health-check') {
+        // The boolean form knows no Unknown: a health check's other statuses are an error here.
+        const d = interp.healthDetail(obj);
+        if (d.health === 'Unknown') throw new InterpreterError(d.error ?? `health is Unknown${d.message ? `: ${d.message}` : ''}`, 'InterpretHealth');
+        return d.health === 'Healthy';
+      }
       const { gvk, scripts } = resolve(obj, 'InterpretHealth');
       if (scripts) return memoized('InterpretHealth', script(scripts, 'InterpretHealth'), obj, luaInterpretHealth);
       return nativeOrFail('InterpretHealth').interpretHealth(gvk, obj);
     },
     health(obj) {
-      if (!interp.hookEnabled(gvkOf(obj), 'InterpretHealth')) return 'Healthy';
+      return interp.healthDetail(obj).health;
+    },
+    healthCheckFor: (gvk) => (healthChecks && layerFor(gvk, 'InterpretHealth') === 'health-check' ? healthCheckFor(healthChecks, gvk) : undefined),
+    healthDetail(obj) {
+      const gvk = gvkOf(obj);
+      const layer = interp.layerFor(gvk, 'InterpretHealth');
+      if (layer === null) return { health: 'Healthy' };
       try {
-        return interp.interpretHealth(obj) ? 'Healthy' : 'Unhealthy';
-      } catch {
-        return 'Unknown';
+        if (layer !== 'health-check') return { health: interp.interpretHealth(obj) ? 'Healthy' : 'Unhealthy' };
+        const r = argoHealth(obj);
+        return r.message ? { health: mapArgoHealth(r.status), message: r.message } : { health: mapArgoHealth(r.status) };
+      } catch (e) {
+        return { health: 'Unknown', error: (e as Error).message };
       }
     },
     getDependencies(obj) {

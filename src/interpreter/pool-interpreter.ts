@@ -59,6 +59,8 @@ export interface PooledInterpreterOptions {
   nowMs?: () => number;
   /** A RIC's failure records changed (a failure began, changed text, or ended): its condition is due. */
   onHealthChanged?: (ric: string) => void;
+  /** The `--interpreters` RICs the workers hold (pool.ts `libraries`): their layer runs in the workers too. */
+  library?: RIC[];
 }
 
 export interface PooledInterpreter extends Port, Deferrals {
@@ -101,6 +103,7 @@ const METHOD_OP: Record<WorkerMethod, InterpreterOperation> = {
   interpretHealth: 'InterpretHealth',
   aggregatedStatus: 'AggregateStatus',
   getDependencies: 'InterpretDependency',
+  healthDetail: 'InterpretHealth',
 };
 
 export function createPooledInterpreter(opts: PooledInterpreterOptions): PooledInterpreter {
@@ -155,10 +158,26 @@ export function createPooledInterpreter(opts: PooledInterpreterOptions): PooledI
     return out;
   }
 
+  // Library RICs and health checks are user code as much as the cluster's RICs: they run in the workers.
+  const libraryScripts = indexScripts(opts.library ?? []);
+  const staticIds = new Set([...libraryScripts.values()].map((r) => r.id));
   const pooled = (obj: KObject, op: InterpreterOperation): ScriptRef | undefined => {
     const gvk = gvkOf(obj as never);
-    if (real.layerFor(gvk, op) !== 'customization') return undefined;
+    const layer = real.layerFor(gvk, op);
+    if (layer === 'library') return libraryScripts.get(`${gvkKey(gvk)}\0${op}`);
+    if (layer !== 'customization') return undefined;
     return scripts.get(`${gvkKey(gvk)}\0${op}`);
+  };
+  const healthCheckRef = (obj: KObject): ScriptRef | undefined => {
+    const check = real.healthCheckFor(gvkOf(obj as never));
+    if (!check) return undefined;
+    const text = `health-check\0${check.file}\0${check.script}`;
+    let id = scriptIds.get(text);
+    if (id === undefined) {
+      scriptIds.set(text, (id = scriptIds.size + 1));
+      staticIds.add(id);
+    }
+    return { id, owners: [check.file] };
   };
 
   const remember = (key: string, c: Cached) => {
@@ -181,7 +200,8 @@ export function createPooledInterpreter(opts: PooledInterpreterOptions): PooledI
     const t = now();
     // A RIC update since the call started: its outcome says nothing about the scripts now in place.
     const current = scripts.get(`${gvkKey(gvk)}\0${op}`);
-    const stillCurrent = current?.id === ref.id;
+    // Library RICs and health checks stay as loaded for the controller's life: current unless a RIC shadows them.
+    const stillCurrent = current ? current.id === ref.id : staticIds.has(ref.id);
     if (o.ok) {
       remember(key, { outcome: o, expiresAt: o.pure ? Infinity : t + impureTtl });
       if (!stillCurrent) return;
@@ -296,6 +316,16 @@ export function createPooledInterpreter(opts: PooledInterpreterOptions): PooledI
     interpretHealth(obj) {
       const ref = pooled(obj, 'InterpretHealth');
       return ref ? (call('interpretHealth', obj, [obj], ref) as boolean) : local.interpretHealth(obj);
+    },
+    healthDetail(obj) {
+      const ref = healthCheckRef(obj);
+      if (!ref) return undefined;
+      try {
+        return call('healthDetail', obj, [obj], ref) as ReturnType<NonNullable<Port['healthDetail']>>;
+      } catch (e) {
+        if (e instanceof InterpreterPendingError) throw e;
+        return { health: 'Unknown', error: (e as Error).message };
+      }
     },
     aggregateStatus(obj, items) {
       const ref = pooled(obj, 'AggregateStatus');

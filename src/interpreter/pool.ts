@@ -9,6 +9,7 @@
  * executable has none (worker-source.ts); the watchdog and one-call-per-worker dispatch are all of it.
  */
 import { Worker } from 'node:worker_threads';
+import type { HealthChecks } from './argocd-health.js';
 import type { Operation, RIC } from './types.js';
 import type { WorkerMessage, WorkerMethod, WorkerRequest } from './worker-protocol.js';
 import { interpreterWorkerSource } from './worker-source.js';
@@ -31,6 +32,8 @@ export interface PoolOptions {
   startTimeoutMs?: number;
   /** The worker's code (tests inject a misbehaving one); default the interpreter worker. */
   source?: () => string;
+  /** `--interpreters` RICs and `--health-checks` trees: user code too, run in the workers (fixed for the pool's life). */
+  libraries?: { library?: RIC[]; healthChecks?: HealthChecks };
   /** Told when a worker is terminated or died and was replaced. */
   onReplaced?: (reason: 'timeout' | 'memory' | 'crash', operation: Operation, message: string) => void;
 }
@@ -135,7 +138,7 @@ export class InterpreterPool {
   private spawn(): Slot {
     const worker = new Worker(this.source, {
       eval: true,
-      workerData: { budgetMs: this.budgetMs, memoryLimitBytes: this.opts.memoryLimitBytes, rics: this.rics },
+      workerData: { budgetMs: this.budgetMs, memoryLimitBytes: this.opts.memoryLimitBytes, rics: this.rics, ...this.opts.libraries },
       resourceLimits: { maxOldGenerationSizeMb: this.heapLimitMb },
     });
     // The controller's lifetime is its signals' business, not its workers'.

@@ -2,7 +2,7 @@
 import type { RIC } from './types.js';
 
 /** The interpreter methods a worker answers: those the core's port calls for a user RIC. */
-export type WorkerMethod = 'getReplicas' | 'reviseReplica' | 'retain' | 'reflectStatus' | 'interpretHealth' | 'aggregatedStatus' | 'getDependencies';
+export type WorkerMethod = 'getReplicas' | 'reviseReplica' | 'retain' | 'reflectStatus' | 'interpretHealth' | 'aggregatedStatus' | 'getDependencies' | 'healthDetail';
 
 export interface WorkerCall {
   type: 'call';

@@ -6,14 +6,15 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { createInterpreter, type Interpreter } from './interpreter.js';
+import type { HealthChecks } from './argocd-health.js';
 import type { RIC } from './types.js';
 import type { WorkerCall, WorkerMethod, WorkerReply, WorkerRequest, WorkerStarted } from './worker-protocol.js';
 
-const data = (workerData ?? {}) as { budgetMs?: number; memoryLimitBytes?: number; rics?: RIC[] };
+const data = (workerData ?? {}) as { budgetMs?: number; memoryLimitBytes?: number; rics?: RIC[]; library?: RIC[]; healthChecks?: HealthChecks };
 let interp: Interpreter = make(data.rics ?? []);
 
 function make(rics: RIC[]): Interpreter {
-  return createInterpreter({ customizations: rics, builtin: false, native: false, budgetMs: data.budgetMs, memoryLimitBytes: data.memoryLimitBytes, nowMs: Date.now, memoize: true });
+  return createInterpreter({ customizations: rics, library: data.library, healthChecks: data.healthChecks, builtin: false, native: false, budgetMs: data.budgetMs, memoryLimitBytes: data.memoryLimitBytes, nowMs: Date.now, memoize: true });
 }
 
 const METHODS: Record<WorkerMethod, (i: Interpreter, args: unknown[]) => unknown> = {
@@ -24,6 +25,12 @@ const METHODS: Record<WorkerMethod, (i: Interpreter, args: unknown[]) => unknown
   interpretHealth: (i, [o]) => i.interpretHealth(o as never),
   aggregatedStatus: (i, [o, items]) => i.aggregatedStatus(o as never, items as never),
   getDependencies: (i, [o]) => i.getDependencies(o as never),
+  // A health check's failure is the call's failure, so that the pool's budget and back-off see it.
+  healthDetail: (i, [o]) => {
+    const d = i.healthDetail(o as never);
+    if (d.error !== undefined) throw new Error(d.error);
+    return d;
+  },
 };
 
 function answer(call: WorkerCall): WorkerReply {

@@ -11,9 +11,10 @@ import { coreControllers, INTERPRETER_HEALTH, selectControllers } from '../core/
 import { CLUSTER, RIC } from '../core/kinds.js';
 import { refKey } from '../core/object.js';
 import { withCoreDefaults, type ControllerSpec, type CoreOptions, type Interpreter, type InterpreterOperation } from '../core/ports.js';
-import { createInterpreter } from '../interpreter/interpreter.js';
+import { createInterpreter, type InterpreterOptions } from '../interpreter/interpreter.js';
 import { InterpreterPool } from '../interpreter/pool.js';
 import { createPooledInterpreter, InterpreterPendingError, type PooledInterpreter } from '../interpreter/pool-interpreter.js';
+import { configurationFollower, createWebhookInterpreter, httpsWebhookCaller, RIWC } from '../interpreter/webhook-interpreter.js';
 import { startProbeServer } from '../runtime/http.js';
 import { LeaderElector } from '../runtime/leader-election.js';
 import { actionLogger } from '../runtime/action-log.js';
@@ -54,6 +55,10 @@ export interface ControllerOptions {
    * event loop, as the interpret and plan commands do.
    */
   interpreterWorkers?: number;
+  /** `--interpreter-webhook-memo`: remember interpreter webhooks' successful answers (they are not known to be pure). */
+  interpreterWebhookMemo?: boolean;
+  /** `--interpreters` and `--health-checks`, loaded: the third-party and health check layers (run in the workers too). */
+  interpreterLibraries?: Pick<InterpreterOptions, 'library' | 'healthChecks'>;
 }
 
 /** Karmada's --controllers lives with the controllers (plan and simulate select them too). */
@@ -68,6 +73,7 @@ export class Controller {
   private elector?: LeaderElector;
   private server?: Server;
   private pool?: InterpreterPool;
+  private webhookCaller?: ReturnType<typeof httpsWebhookCaller>;
   private synced = false;
   private stopping = false;
   /** Repeated failures (a member that does not answer, a reconcile failing the same way) as one line per interval. */
@@ -158,7 +164,7 @@ export class Controller {
       else this.metrics.recordClusterStatus(ev.object);
     });
     await store.start();
-    const real = createInterpreter({ nowMs: Date.now, builtin: true, memoize: true });
+    const real = createInterpreter({ nowMs: Date.now, builtin: true, memoize: true, ...this.opts.interpreterLibraries });
     const local = interpreterPort(real);
     const workers = this.opts.interpreterWorkers ?? 2;
     let pooled: PooledInterpreter | undefined;
@@ -169,18 +175,33 @@ export class Controller {
       // holds up probes, informers, metrics or the webhook in this process. Built-in layers stay here.
       this.pool = new InterpreterPool({
         size: workers,
+        libraries: this.opts.interpreterLibraries,
         onReplaced: (reason, operation, message) => log.warn('interpreter worker replaced', { reason, operation, err: message }),
       });
       pooled = createPooledInterpreter({
         real,
         local,
         pool: this.pool,
+        library: this.opts.interpreterLibraries?.library,
         onHealthChanged: (ric) => {
           if (healthKeys) runner?.enqueue(INTERPRETER_HEALTH, refKey({ apiVersion: RIC.apiVersion, kind: RIC.kind, name: ric }));
         },
       });
     }
-    const port = this.instrument(pooled ?? local);
+    // Interpreter webhooks answer after the user RICs and before the built-in layers (spec 3.2).
+    this.webhookCaller = httpsWebhookCaller();
+    const webhooks = createWebhookInterpreter({
+      inner: pooled ?? local,
+      declarative: (t, op) => real.layerFor(t, op) === 'customization',
+      caller: this.webhookCaller,
+      memo: this.opts.interpreterWebhookMemo,
+      onCall: (c) => {
+        this.metrics.observeInterpreterWebhook(c.hook, c.operation, c.seconds, c.error);
+        if (c.error !== undefined) folded.warn('interpreter webhook call failed', { webhook: c.hook, operation: c.operation, err: c.error });
+      },
+    });
+    const followHooks = configurationFollower(webhooks);
+    const port = this.instrument(webhooks);
     let ricSignature = '';
     const sched = realScheduler();
     runner = new Runner(store, this.controllers, {
@@ -199,6 +220,7 @@ export class Controller {
           ricSignature = sig;
           (pooled ?? real).setCustomizations(rics as never);
         }
+        followHooks(store.list(RIWC));
         return { interpreter: port, schedule: sched, options: this.core };
       },
       onReconcile: (controller, seconds, error) => {
@@ -212,7 +234,7 @@ export class Controller {
         }
         for (const [name, depth] of Object.entries(runner!.depths())) this.metrics.queueDepth.set({ name }, depth);
       },
-      deferrals: pooled,
+      deferrals: webhooks,
       // A reconcile that waits for interpreter workers: neither a success nor an error.
       onDeferred: (controller) => this.metrics.reconcileTotal.inc({ controller, result: 'deferred' }),
       queueObserver: (controller) => this.metrics.workqueue(controller),
@@ -240,25 +262,28 @@ export class Controller {
       getDependencies: 'InterpretDependency',
     };
     const out: Record<string, unknown> = { hookEnabled: inner.hookEnabled.bind(inner), scriptHealth: inner.scriptHealth?.bind(inner) };
-    for (const [method, op] of Object.entries(ops)) {
-      const fn = (inner as unknown as Record<string, (...a: unknown[]) => unknown>)[method]!;
-      out[method] = (...args: unknown[]) => {
+    const timed =
+      (op: InterpreterOperation, fn: (...a: unknown[]) => unknown, answered: (r: unknown) => boolean = () => true) =>
+      (...args: unknown[]) => {
         const started = performance.now();
         let ok = false;
-        let pending = false;
+        let counted = true;
         try {
           const r = fn.apply(inner, args);
           ok = true;
+          counted = answered(r);
           return r;
         } catch (e) {
           // Handed to a worker: not a call of its own (the retry that reads the result is).
-          pending = e instanceof InterpreterPendingError;
+          counted = !(e instanceof InterpreterPendingError);
           throw e;
         } finally {
-          if (!pending) this.metrics.observeInterpreter(op, (performance.now() - started) / 1000, ok);
+          if (counted) this.metrics.observeInterpreter(op, (performance.now() - started) / 1000, ok);
         }
       };
-    }
+    for (const [method, op] of Object.entries(ops)) out[method] = timed(op, (inner as unknown as Record<string, (...a: unknown[]) => unknown>)[method]!);
+    // A health check's answer (--health-checks); undefined hands the call on to interpretHealth, which counts itself.
+    if (inner.healthDetail) out.healthDetail = timed('InterpretHealth', inner.healthDetail as (...a: unknown[]) => unknown, (r) => r !== undefined);
     return out as unknown as Interpreter;
   }
 
@@ -270,6 +295,7 @@ export class Controller {
     await this.running?.catch(() => undefined);
     this.runner?.stop();
     await this.pool?.close();
+    this.webhookCaller?.close();
     await this.elector?.stop();
     // The last reconciles' events, but no longer than a few seconds: shutdown must not hang on the apiserver.
     await Promise.race([this.store?.drainEvents(), new Promise((r) => setTimeout(r, 3000).unref())]);

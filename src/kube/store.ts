@@ -17,6 +17,7 @@ import { randomUUID } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ClusterConditionReady, DefaultSkippedPropagatingNamespaces, generateExecutionSpaceName } from '../api/constants.js';
 import { CLUSTER, COP, CPP, CRB, CTP, isKarmadaType, NAMESPACE, OP, PP, RB, RIC, WORK, WORKLOAD_REBALANCER } from '../core/kinds.js';
+import { RIWC } from '../interpreter/webhook-interpreter.js';
 import { memberNamespaceManifest } from '../core/namespace.js';
 import { deepEqual } from '../json/value.js';
 import { rfc3339, type KObject, type ObjectRef, type TypeRef } from '../core/object.js';
@@ -44,7 +45,7 @@ export class CacheNotSyncedError extends ReaderNotReadyError {
 export const HOST_KINDS: readonly TypeRef[] = [CLUSTER, PP, CPP, OP, COP, RB, CRB, WORK, RIC, NAMESPACE];
 
 /** Kinds watched when their CRD is installed: a control plane without them still starts (their controllers then see nothing). */
-export const OPTIONAL_HOST_KINDS: readonly TypeRef[] = [WORKLOAD_REBALANCER, CTP];
+export const OPTIONAL_HOST_KINDS: readonly TypeRef[] = [WORKLOAD_REBALANCER, CTP, RIWC];
 
 const typeKey = (t: TypeRef) => `${t.apiVersion}|${t.kind}`;
 
@@ -274,12 +275,13 @@ export class KubeStore implements ObjectReader, AsyncWriter {
     return m.cache;
   }
 
-  get(type: TypeRef, namespace: string | undefined, name: string, cluster?: string): KObject | undefined {
-    return this.cacheOf(cluster).informer(type).get(namespace, name) as KObject | undefined;
+  // The typed boundary: an informer watches one kind, so its objects are of the type asked for.
+  get<T extends KObject>(type: TypeRef<T>, namespace: string | undefined, name: string, cluster?: string): T | undefined {
+    return this.cacheOf(cluster).informer(type).get(namespace, name) as T | undefined;
   }
 
-  list(type: TypeRef, opts: ListOptions = {}, cluster?: string): KObject[] {
-    let out = this.cacheOf(cluster).informer(type).list() as KObject[];
+  list<T extends KObject>(type: TypeRef<T>, opts: ListOptions = {}, cluster?: string): T[] {
+    let out = this.cacheOf(cluster).informer(type).list() as T[];
     if (opts.namespace !== undefined) out = out.filter((o) => o.metadata.namespace === opts.namespace);
     if (opts.labels) {
       const want = Object.entries(opts.labels);

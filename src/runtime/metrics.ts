@@ -27,6 +27,9 @@ export class Metrics {
   readonly queueDepth = new Gauge({ name: 'workqueue_depth', help: 'Items waiting in each work queue.', labelNames: ['name'] as const, registers: [this.registry] });
   readonly interpreterCalls = new Counter({ name: 'karmada_lite_interpreter_calls_total', help: 'Resource interpreter calls per operation and result.', labelNames: ['operation', 'result'] as const, registers: [this.registry] });
   readonly interpreterSeconds = new Histogram({ name: 'karmada_lite_interpreter_duration_seconds', help: 'Resource interpreter call latency per operation.', labelNames: ['operation'] as const, buckets: [0.00001, 0.00005, 0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1], registers: [this.registry] });
+  readonly interpreterWebhookCalls = new Counter({ name: 'karmada_lite_interpreter_webhook_calls_total', help: 'Interpreter webhook calls per hook (<configuration>/<hook>), operation and result.', labelNames: ['webhook', 'operation', 'result'] as const, registers: [this.registry] });
+  readonly interpreterWebhookErrors = new Counter({ name: 'karmada_lite_interpreter_webhook_errors_total', help: 'Interpreter webhook calls that failed (timeout, TLS, HTTP status, invalid answer), per hook and operation.', labelNames: ['webhook', 'operation'] as const, registers: [this.registry] });
+  readonly interpreterWebhookSeconds = new Histogram({ name: 'karmada_lite_interpreter_webhook_duration_seconds', help: 'Interpreter webhook call latency per hook and operation.', labelNames: ['webhook', 'operation'] as const, buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: [this.registry] });
   readonly clusters = new Gauge({ name: 'karmada_lite_clusters', help: 'Member clusters by readiness.', labelNames: ['ready'] as const, registers: [this.registry] });
   readonly clusterReady = new Gauge({ name: 'karmada_lite_cluster_ready', help: '1 when the member cluster answers /readyz, else 0.', labelNames: ['cluster'] as const, registers: [this.registry] });
 
@@ -90,6 +93,12 @@ export class Metrics {
   observeInterpreter(operation: string, seconds: number, ok: boolean): void {
     this.interpreterCalls.inc({ operation, result: ok ? 'success' : 'error' });
     this.interpreterSeconds.observe({ operation }, seconds);
+  }
+
+  observeInterpreterWebhook(webhook: string, operation: string, seconds: number, error: string | undefined): void {
+    this.interpreterWebhookCalls.inc({ webhook, operation, result: error === undefined ? 'success' : 'error' });
+    if (error !== undefined) this.interpreterWebhookErrors.inc({ webhook, operation });
+    this.interpreterWebhookSeconds.observe({ webhook, operation }, seconds);
   }
 
   /** A controller queue's observer (RunnerOptions.queueObserver). */

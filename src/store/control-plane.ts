@@ -12,9 +12,10 @@ import { CLUSTER, is, isTemplateType, RIC } from '../core/kinds.js';
 import { deepClone } from '../json/value.js';
 import { describeRef, refOf, rfc3339, type KObject, type ObjectRef } from '../core/object.js';
 import { withCoreDefaults, type CoreOptions, type DependentObjectReference, type Interpreter, type ScheduleFn } from '../core/ports.js';
-import { createInterpreter, type Interpreter as RealInterpreter } from '../interpreter/interpreter.js';
+import { createInterpreter, type Interpreter as RealInterpreter, type InterpreterOptions } from '../interpreter/interpreter.js';
+import { configurationFollower, createWebhookInterpreter, RIWC, type WebhookCaller, type WebhookInterpreter } from '../interpreter/webhook-interpreter.js';
 import { schedule } from '../scheduler/index.js';
-import type { Binding, Cluster } from '../scheduler/types.js';
+import type { Cluster } from '../api/generated/types.js';
 import { isAdmissionKind, mutate } from '../validation/rules.js';
 import { Runner, type RunStats } from '../runtime/runner.js';
 import { EmbeddedStore, type Admission } from './embedded.js';
@@ -46,6 +47,13 @@ export interface ControlPlaneOptions {
   cloneOnWrite?: boolean;
   /** Keep at most this many events. Default: all. */
   maxEvents?: number;
+  /**
+   * Call the interpreter webhooks of the ResourceInterpreterWebhookConfigurations in the store through
+   * this caller (plan). Their answers arrive asynchronously: settle with settleAsync().
+   */
+  interpreterWebhooks?: WebhookCaller;
+  /** `--interpreters` and `--health-checks` (src/interpreter/library.ts): the third-party and health check layers. */
+  interpreterLibraries?: Pick<InterpreterOptions, 'library' | 'healthChecks'>;
 }
 
 export const DEFAULT_START = new Date('2024-01-01T00:00:00Z');
@@ -62,6 +70,7 @@ export function interpreterPort(real: RealInterpreter): Interpreter {
     retain: (d, o) => real.retain(d as never, o as never) as unknown as KObject,
     reflectStatus: (obj) => (real.reflectStatus(obj as never) ?? undefined) as Record<string, unknown> | undefined,
     interpretHealth: (obj) => real.interpretHealth(obj as never),
+    healthDetail: (obj) => (real.layerFor({ apiVersion: obj.apiVersion, kind: obj.kind }, 'InterpretHealth') === 'health-check' ? real.healthDetail(obj as never) : undefined),
     // The core writes only the status of the result (the template's status subresource).
     aggregateStatus: (obj, items) => {
       const status = real.aggregatedStatus(obj as never, items as never);
@@ -78,10 +87,10 @@ export function interpreterPort(real: RealInterpreter): Interpreter {
  * Cluster objects are the same, so the scheduler's snapshot of them is built once, not per binding.
  */
 export function realScheduler(): ScheduleFn {
-  let last: readonly KObject[] = [];
+  let last: readonly Cluster[] = [];
   return (b, clusters, now) => {
     if (clusters.length !== last.length || clusters.some((c, i) => c !== last[i])) last = clusters;
-    return schedule(b as unknown as Binding, last as unknown as Cluster[], null, now);
+    return schedule(b, last, null, now);
   };
 }
 
@@ -91,6 +100,7 @@ export class ControlPlane {
   readonly members: MemberSimulator;
   private clock: Date;
   private readonly real?: RealInterpreter;
+  private readonly webhooks?: WebhookInterpreter;
   private ricSignature = '';
   /** A RIC was written since the interpreter last followed them (checked before every reconcile). */
   private ricDirty = true;
@@ -118,10 +128,18 @@ export class ControlPlane {
     const core = withCoreDefaults(opts.core);
     let interpreter = opts.interpreter;
     if (!interpreter) {
-      this.real = createInterpreter({ nowMs: () => this.clock.getTime(), builtin: opts.builtinInterpreters ?? true, memoize: true });
+      this.real = createInterpreter({ nowMs: () => this.clock.getTime(), builtin: opts.builtinInterpreters ?? true, memoize: true, ...opts.interpreterLibraries });
       interpreter = interpreterPort(this.real);
     }
-    const port = interpreter;
+    let port = interpreter;
+    let followHooks: ((c: readonly KObject[]) => void) | undefined;
+    const real = this.real;
+    if (opts.interpreterWebhooks && real) {
+      // One plan asks each question once: its answers, failures included, stand for the whole run.
+      this.webhooks = createWebhookInterpreter({ inner: port, declarative: (t, op) => real.layerFor(t, op) === 'customization', caller: opts.interpreterWebhooks, memo: true, keepFailures: true });
+      port = this.webhooks;
+      followHooks = configurationFollower(this.webhooks);
+    }
     const sched = opts.schedule ?? realScheduler();
     // One object for every reconcile: the runner reuses its context while this and the clock are unchanged.
     const evaluators = { interpreter: port, schedule: sched, options: core };
@@ -129,9 +147,11 @@ export class ControlPlane {
       clock: () => this.clock,
       context: () => {
         this.syncCustomizations();
+        followHooks?.(this.store.list(RIWC));
         return evaluators;
       },
       immediateRetries: opts.immediateRetries ?? 5,
+      deferrals: this.webhooks,
     });
     this.runner.start();
   }
@@ -181,6 +201,18 @@ export class ControlPlane {
   /** Runs the controllers until nothing changes at the current time. */
   settle(): RunStats {
     return this.runner.runUntilIdle();
+  }
+
+  /** settle(), and again after every round of interpreter webhook calls the reconciles started. */
+  async settleAsync(): Promise<RunStats> {
+    let stats = this.settle();
+    while (this.webhooks?.inflight()) {
+      await this.webhooks.idle();
+      // The runner enqueues the deferred keys in a promise callback of its own.
+      await new Promise((r) => setImmediate(r));
+      stats = this.settle();
+    }
+    return stats;
   }
 
   /** Moves the clock forward, stopping at every moment a controller asked to be woken, and settles. */

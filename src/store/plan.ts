@@ -12,7 +12,8 @@ import { CLUSTER, COP, CPP, CRB, is, OP, PP, RB, RIC, WORK } from '../core/kinds
 import { withCoreDefaults, type CoreOptions } from '../core/ports.js';
 import type { Condition, KObject, ObjectRef } from '../core/object.js';
 import type { RunStats } from '../runtime/runner.js';
-import { ControlPlane } from './control-plane.js';
+import { ControlPlane, type ControlPlaneOptions } from './control-plane.js';
+import { httpsWebhookCaller, type WebhookCaller } from '../interpreter/webhook-interpreter.js';
 import { absentClusters, appliedOverrides, unmatchedTemplates, type AbsentCluster, type UnmatchedTemplate } from './plan-table.js';
 import type { RecordedEvent } from '../runtime/store-port.js';
 
@@ -29,6 +30,8 @@ export interface PlanOptions {
   kubernetesVersion?: string;
   /** Called as the plan loads documents and as the controllers write, for a progress display. */
   onProgress?: (p: PlanProgress) => void;
+  /** `--interpreters` and `--health-checks`, loaded (src/interpreter/library.ts). */
+  interpreterLibraries?: ControlPlaneOptions['interpreterLibraries'];
 }
 
 export interface PlanProgress {
@@ -214,12 +217,42 @@ export function planStart(at?: Date): Date {
 
 /** Runs the plan; input errors come back as problems with the exit code to use. */
 export function plan(docs: SourceDocument[], opts: PlanOptions = {}): PlanOutcome {
+  const loaded = load(docs, opts);
+  if (!('cp' in loaded)) return loaded;
+  let stats: RunStats = loaded.cp.settle();
+  if (opts.runForSeconds) stats = loaded.cp.advance(opts.runForSeconds);
+  return loaded.finish(stats);
+}
+
+/**
+ * plan() that also calls the interpreter webhooks of the ResourceInterpreterWebhookConfigurations in
+ * the input (over HTTPS, as the controller does): an unreachable hook fails its templates' reconciles,
+ * reported with the other failures.
+ */
+export async function planWithWebhooks(docs: SourceDocument[], opts: PlanOptions = {}): Promise<PlanOutcome> {
+  const caller = httpsWebhookCaller();
+  try {
+    const loaded = load(docs, opts, caller);
+    if (!('cp' in loaded)) return loaded;
+    let stats = await loaded.cp.settleAsync();
+    if (opts.runForSeconds) {
+      loaded.cp.advance(opts.runForSeconds);
+      stats = await loaded.cp.settleAsync();
+    }
+    return loaded.finish(stats);
+  } finally {
+    caller.close();
+  }
+}
+
+/** The control plane with the input applied, and how to turn its settled state into the outcome. */
+function load(docs: SourceDocument[], opts: PlanOptions, webhooks?: WebhookCaller): PlanOutcome | { cp: ControlPlane; finish(stats: RunStats): PlanOutcome } {
   const checked = checkInput(docs, { kubernetesVersion: opts.kubernetesVersion });
   if (checked.exitCode !== 0) return { ok: false, exitCode: checked.exitCode, problems: checked.problems };
   const states = parseMemberStates(opts.status ?? []);
   if (states.problems.length) return { ok: false, exitCode: 1, problems: states.problems };
 
-  const cp = new ControlPlane({ start: planStart(opts.at), core: opts.core });
+  const cp = new ControlPlane({ start: planStart(opts.at), core: opts.core, interpreterWebhooks: webhooks, interpreterLibraries: opts.interpreterLibraries });
   const progress = opts.onProgress;
   const counts: PlanProgress = { phase: 'load', loaded: 0, total: docs.length, writes: 0 };
   if (progress) {
@@ -245,9 +278,7 @@ export function plan(docs: SourceDocument[], opts: PlanOptions = {}): PlanOutcom
   }
   if (problems.length) return { ok: false, exitCode: 1, problems };
   counts.phase = 'settle';
-  let stats: RunStats = cp.settle();
-  if (opts.runForSeconds) stats = cp.advance(opts.runForSeconds);
-  return { ok: true, result: collect(cp, stats, checked.warnings, withCoreDefaults(opts.core).skippedPropagatingNamespaces) };
+  return { cp, finish: (stats) => ({ ok: true, result: collect(cp, stats, checked.warnings, withCoreDefaults(opts.core).skippedPropagatingNamespaces) }) };
 }
 
 /** apiVersion, kind, metadata first and status last, as kubectl prints objects. */

@@ -137,6 +137,8 @@ describe('karmada-lite crds', () => {
       'propagationpolicies.policy.karmada.io',
       'resourcebindings.work.karmada.io',
       'resourceinterpretercustomizations.config.karmada.io',
+      'resourceinterpreterwebhookconfigurations.config.karmada.io',
+      'resourceregistries.search.karmada.io',
       'workloadrebalancers.apps.karmada.io',
       'works.work.karmada.io',
     ]);

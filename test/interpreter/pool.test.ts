@@ -2,6 +2,7 @@
 // (src/interpreter/pool-interpreter.ts), with the runner's deferral of reconciles that wait for a worker.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KObject, TypeRef } from '../../src/core/object.js';
+import { narrow } from '../typed-reader.js';
 import type { ControllerSpec, CoreEvent, Interpreter as Port } from '../../src/core/ports.js';
 import { createInterpreter } from '../../src/interpreter/interpreter.js';
 import { createPooledInterpreter, InterpreterPendingError, type PooledInterpreter } from '../../src/interpreter/pool-interpreter.js';
@@ -209,8 +210,8 @@ describe('the runner with a pooled interpreter', () => {
     const handlers: WatchHandler[] = [];
     const events: CoreEvent[] = [];
     const store = {
-      get: () => target,
-      list: () => [target],
+      get: <T extends KObject>(t: TypeRef<T>) => narrow(t, target),
+      list: <T extends KObject>(t: TypeRef<T>) => [narrow(t, target)!],
       types: () => [CM],
       watch: (h: WatchHandler) => (handlers.push(h), () => undefined),
       recordEvent: (e: CoreEvent) => events.push(e),

@@ -6,15 +6,15 @@
  * This interface was referenced by `KarmadaLiteAPI`'s JSON-Schema
  * via the `definition` "WorkloadRebalancer".
  */
-export interface WorkloadRebalancer {
+export type WorkloadRebalancer = {
   /**
    * The versioned schema of this object, group/version.
    */
-  apiVersion?: string;
+  apiVersion: string;
   /**
    * The REST kind of this object, in CamelCase.
    */
-  kind?: string;
+  kind: string;
   metadata: ObjectMeta;
   /**
    * Which workloads to schedule afresh, and how long to keep this object once done.
@@ -58,14 +58,14 @@ export interface WorkloadRebalancer {
      */
     finishTime?: string;
   };
-}
+};
 /**
  * The parts of Kubernetes object metadata karmada-lite reads and checks offline. In CRD manifests it becomes a plain object: the apiserver validates metadata itself.
  *
  * This interface was referenced by `KarmadaLiteAPI`'s JSON-Schema
  * via the `definition` "ObjectMeta".
  */
-export interface ObjectMeta {
+export type ObjectMeta = {
   /**
    * The object's name, unique per kind and namespace.
    */
@@ -121,7 +121,7 @@ export interface ObjectMeta {
   managedFields?: {
     [k: string]: unknown;
   }[];
-}
+};
 /**
  * A resource template, by apiVersion, kind, name and, for a namespaced one, namespace.
  *
@@ -152,15 +152,15 @@ export interface WorkloadReference {
  * This interface was referenced by `KarmadaLiteAPI`'s JSON-Schema
  * via the `definition` "Cluster".
  */
-export interface Cluster {
+export type Cluster = {
   /**
    * The versioned schema of this object, group/version.
    */
-  apiVersion?: string;
+  apiVersion: string;
   /**
    * The REST kind of this object, in CamelCase.
    */
-  kind?: string;
+  kind: string;
   metadata: ObjectMeta;
   /**
    * How to reach the member cluster and what the scheduler may know about it.
@@ -352,22 +352,22 @@ export interface Cluster {
       }[];
     };
   };
-}
+};
 /**
  * Lua scripts that teach karmada-lite how to read replicas, health, status and dependencies of a resource kind.
  *
  * This interface was referenced by `KarmadaLiteAPI`'s JSON-Schema
  * via the `definition` "ResourceInterpreterCustomization".
  */
-export interface ResourceInterpreterCustomization {
+export type ResourceInterpreterCustomization = {
   /**
    * The versioned schema of this object, group/version.
    */
-  apiVersion?: string;
+  apiVersion: string;
   /**
    * The REST kind of this object, in CamelCase.
    */
-  kind?: string;
+  kind: string;
   metadata: ObjectMeta;
   /**
    * The target kind and the scripts for it.
@@ -447,7 +447,100 @@ export interface ResourceInterpreterCustomization {
       type: string;
     }[];
   };
-}
+};
+/**
+ * Interpreter webhooks and the kinds and operations each answers (config.karmada.io/v1alpha1, Karmada's ResourceInterpreterWebhookConfiguration).
+ *
+ * This interface was referenced by `KarmadaLiteAPI`'s JSON-Schema
+ * via the `definition` "ResourceInterpreterWebhookConfiguration".
+ */
+export type ResourceInterpreterWebhookConfiguration = {
+  /**
+   * The versioned schema of this object, group/version.
+   */
+  apiVersion: string;
+  /**
+   * The REST kind of this object, in CamelCase.
+   */
+  kind: string;
+  metadata: ObjectMeta;
+  /**
+   * The webhooks and the kinds and operations each answers. For one object and operation only the first matching hook by `<configuration name>/<hook name>` is called.
+   *
+   * Items: One interpreter webhook and the kinds and operations it answers.
+   */
+  webhooks: {
+    /**
+     * The hook's fully-qualified name (a DNS subdomain with at least two labels, e.g. workloads.example.com), unique in the configuration.
+     */
+    name: string;
+    /**
+     * How to reach the hook: exactly one of url or service (admissionregistration/v1 WebhookClientConfig).
+     */
+    clientConfig: {
+      /**
+       * https://host[:port][/path]; no user info, query or fragment. The port defaults to 443.
+       */
+      url?: string;
+      /**
+       * A Service reached as https://<name>.<namespace>.svc:<port><path>.
+       */
+      service?: {
+        /**
+         * The Service's namespace.
+         */
+        namespace: string;
+        /**
+         * The Service's name.
+         */
+        name: string;
+        /**
+         * The URL path sent in every request.
+         */
+        path?: string;
+        /**
+         * The Service port (1-65535); default 443.
+         */
+        port?: number;
+      };
+      /**
+       * Base64 of the PEM CA bundle that verifies the hook's serving certificate; empty uses the system trust roots.
+       */
+      caBundle?: string;
+    };
+    /**
+     * The operations and kinds the hook answers; a hook with no rules is never called.
+     *
+     * Items: Operations on kinds, each list ['*'] for all.
+     */
+    rules?: {
+      /**
+       * InterpretReplica, InterpretComponent, ReviseReplica, Retain, AggregateStatus, InterpretStatus, InterpretHealth, InterpretDependency, or '*' alone.
+       */
+      operations: string[];
+      /**
+       * API groups ('' is the core group), or '*' alone.
+       */
+      apiGroups: string[];
+      /**
+       * API versions, or '*' alone.
+       */
+      apiVersions: string[];
+      /**
+       * Kind names (not resources), or '*' alone.
+       */
+      kinds: string[];
+    }[];
+    /**
+     * Seconds a call may take, 1 to 30. karmada-lite applies 10 when unset (Karmada sets no timeout).
+     */
+    timeoutSeconds?: number;
+    /**
+     * ResourceInterpreterContext versions the hook accepts, in order of preference; must include v1alpha1.
+     */
+    interpreterContextVersions: string[];
+  }[];
+};
 /**
  * A cluster filter: names, exclusions, a label selector and a field selector on provider, region and zone. Empty matches every cluster.
  *
@@ -1181,6 +1274,10 @@ export interface ResourceBindingStatus {
     appliedMessage?: string;
     clusterName: string;
     health?: 'Healthy' | 'Unhealthy' | 'Unknown';
+    /**
+     * karmada-lite extension: what the Argo CD health check (--health-checks) said about the workload on this cluster.
+     */
+    healthMessage?: string;
     status?: {
       [k: string]: unknown;
     };
@@ -1219,51 +1316,51 @@ export interface ResourceBindingStatus {
  * This interface was referenced by `KarmadaLiteAPI`'s JSON-Schema
  * via the `definition` "ClusterOverridePolicy".
  */
-export interface ClusterOverridePolicy {
+export type ClusterOverridePolicy = {
   /**
    * The versioned schema of this object, group/version.
    */
-  apiVersion?: string;
+  apiVersion: string;
   /**
    * The REST kind of this object, in CamelCase.
    */
-  kind?: string;
+  kind: string;
   metadata: ObjectMeta;
   spec: OverrideSpec;
-}
+};
 /**
  * Like PropagationPolicy, but cluster-scoped: it can select cluster-scoped resources and templates in any namespace that is not reserved by the system.
  *
  * This interface was referenced by `KarmadaLiteAPI`'s JSON-Schema
  * via the `definition` "ClusterPropagationPolicy".
  */
-export interface ClusterPropagationPolicy {
+export type ClusterPropagationPolicy = {
   /**
    * The versioned schema of this object, group/version.
    */
-  apiVersion?: string;
+  apiVersion: string;
   /**
    * The REST kind of this object, in CamelCase.
    */
-  kind?: string;
+  kind: string;
   metadata: ObjectMeta;
   spec: PropagationSpec;
-}
+};
 /**
  * Adds taints to Clusters, and removes them, when their status conditions match (policy.karmada.io/v1alpha1, Karmada's ClusterTaintPolicy).
  *
  * This interface was referenced by `KarmadaLiteAPI`'s JSON-Schema
  * via the `definition` "ClusterTaintPolicy".
  */
-export interface ClusterTaintPolicy {
+export type ClusterTaintPolicy = {
   /**
    * The versioned schema of this object, group/version.
    */
-  apiVersion?: string;
+  apiVersion: string;
   /**
    * The REST kind of this object, in CamelCase.
    */
-  kind?: string;
+  kind: string;
   metadata: ObjectMeta;
   /**
    * Which clusters, when to add and when to remove, and which taints.
@@ -1314,58 +1411,141 @@ export interface ClusterTaintPolicy {
       }[]
     ];
   };
-}
+};
 /**
  * Changes applied to a namespaced template on its way to chosen member clusters (images, commands, labels, arbitrary JSON patches...).
  *
  * This interface was referenced by `KarmadaLiteAPI`'s JSON-Schema
  * via the `definition` "OverridePolicy".
  */
-export interface OverridePolicy {
+export type OverridePolicy = {
   /**
    * The versioned schema of this object, group/version.
    */
-  apiVersion?: string;
+  apiVersion: string;
   /**
    * The REST kind of this object, in CamelCase.
    */
-  kind?: string;
+  kind: string;
   metadata: ObjectMeta;
   spec: OverrideSpec;
-}
+};
 /**
  * Selects resource templates in its own namespace and says which member clusters they go to, and how.
  *
  * This interface was referenced by `KarmadaLiteAPI`'s JSON-Schema
  * via the `definition` "PropagationPolicy".
  */
-export interface PropagationPolicy {
+export type PropagationPolicy = {
   /**
    * The versioned schema of this object, group/version.
    */
-  apiVersion?: string;
+  apiVersion: string;
   /**
    * The REST kind of this object, in CamelCase.
    */
-  kind?: string;
+  kind: string;
   metadata: ObjectMeta;
   spec: PropagationSpec;
-}
+};
+/**
+ * Which resource types of which member clusters karmada-search caches, for the search API (/search/cache) and the multi-cluster proxy (/proxying/karmada/proxy).
+ *
+ * This interface was referenced by `KarmadaLiteAPI`'s JSON-Schema
+ * via the `definition` "ResourceRegistry".
+ */
+export type ResourceRegistry = {
+  /**
+   * The versioned schema of this object, group/version.
+   */
+  apiVersion: string;
+  /**
+   * The REST kind of this object, in CamelCase.
+   */
+  kind: string;
+  metadata: ObjectMeta;
+  /**
+   * The clusters to cache from and the resource types to cache.
+   */
+  spec: {
+    targetCluster: ClusterAffinity;
+    /**
+     * The resource types to cache.
+     */
+    resourceSelectors: {
+      /**
+       * The group/version of the resource type, e.g. apps/v1 or v1.
+       */
+      apiVersion: string;
+      /**
+       * The kind of the resource type, e.g. Deployment.
+       */
+      kind: string;
+      /**
+       * Cache only this namespace (the proxy honours it; the search API caches all namespaces). Empty means all namespaces.
+       */
+      namespace?: string;
+    }[];
+    /**
+     * Where to store the cached objects; absent means in memory.
+     */
+    backendStore?: {
+      /**
+       * An OpenSearch cluster to index the cached objects into.
+       */
+      openSearch?: {
+        /**
+         * The OpenSearch node URLs, e.g. https://localhost:9200.
+         */
+        addresses: string[];
+        /**
+         * The Secret holding the OpenSearch credentials (keys username and password).
+         */
+        secretRef: {
+          /**
+           * The Secret's namespace.
+           */
+          namespace: string;
+          /**
+           * The Secret's name.
+           */
+          name: string;
+        };
+      };
+    };
+  };
+  /**
+   * What is cached, per cluster and resource type, and why not.
+   */
+  status?: {
+    /**
+     * Ready and CompleteAPIEnablements.
+     */
+    conditions?: {
+      lastTransitionTime: string;
+      message: string;
+      observedGeneration?: number;
+      reason: string;
+      status: 'True' | 'False' | 'Unknown';
+      type: string;
+    }[];
+  };
+};
 /**
  * The manifests to apply to one member cluster; lives in the karmada-es-<cluster> namespace of the control plane.
  *
  * This interface was referenced by `KarmadaLiteAPI`'s JSON-Schema
  * via the `definition` "Work".
  */
-export interface Work {
+export type Work = {
   /**
    * The versioned schema of this object, group/version.
    */
-  apiVersion?: string;
+  apiVersion: string;
   /**
    * The REST kind of this object, in CamelCase.
    */
-  kind?: string;
+  kind: string;
   metadata: ObjectMeta;
   /**
    * What to apply to the member cluster.
@@ -1383,9 +1563,7 @@ export interface Work {
      * The manifests to apply.
      */
     workload?: {
-      manifests?: {
-        [k: string]: unknown;
-      }[];
+      manifests?: KubernetesObject[];
     };
   };
   /**
@@ -1402,6 +1580,10 @@ export interface Work {
     }[];
     manifestStatuses?: {
       health?: 'Healthy' | 'Unhealthy' | 'Unknown';
+      /**
+       * karmada-lite extension: what the Argo CD health check (--health-checks) said about the object.
+       */
+      healthMessage?: string;
       identifier: {
         group?: string;
         kind: string;
@@ -1416,42 +1598,50 @@ export interface Work {
       };
     }[];
   };
-}
+};
 /**
  * The scheduling unit for a cluster-scoped template, or one selected by a ClusterPropagationPolicy.
  *
  * This interface was referenced by `KarmadaLiteAPI`'s JSON-Schema
  * via the `definition` "ClusterResourceBinding".
  */
-export interface ClusterResourceBinding {
+export type ClusterResourceBinding = {
   /**
    * The versioned schema of this object, group/version.
    */
-  apiVersion?: string;
+  apiVersion: string;
   /**
    * The REST kind of this object, in CamelCase.
    */
-  kind?: string;
+  kind: string;
   metadata: ObjectMeta;
   spec: ResourceBindingSpec;
   status?: ResourceBindingStatus;
-}
+};
 /**
  * The scheduling unit for one namespaced template: what to propagate, where it goes, and the status collected back from the clusters.
  *
  * This interface was referenced by `KarmadaLiteAPI`'s JSON-Schema
  * via the `definition` "ResourceBinding".
  */
-export interface ResourceBinding {
+export type ResourceBinding = {
   /**
    * The versioned schema of this object, group/version.
    */
-  apiVersion?: string;
+  apiVersion: string;
   /**
    * The REST kind of this object, in CamelCase.
    */
-  kind?: string;
+  kind: string;
   metadata: ObjectMeta;
   spec: ResourceBindingSpec;
   status?: ResourceBindingStatus;
+};
+
+/** Any Kubernetes object, as a Work's manifests hold them. */
+export interface KubernetesObject {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  [field: string]: unknown;
 }

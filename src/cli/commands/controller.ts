@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
-import { addCoreFlags, coreOptionsFromFlags, parseDuration, type CoreFlags } from '../core-flags.js';
+import { addCoreFlags, addInterpreterLibraryFlags, coreOptionsFromFlags, interpreterLibrariesFromFlags, parseDuration, type CoreFlags, type InterpreterLibraryFlags } from '../core-flags.js';
 import { createLogger, isLevel, isLogFormat, logFormatError } from '../../runtime/log.js';
 import { serveUntilSignal } from '../serve.js';
 import { loadKubeConfig } from '../kubeconfig.js';
 import { logLevelFor } from '../verbosity.js';
 
-interface ControllerFlags extends CoreFlags {
+interface ControllerFlags extends CoreFlags, InterpreterLibraryFlags {
   kubeconfig?: string;
   context?: string;
   controllers: string;
@@ -23,6 +23,7 @@ interface ControllerFlags extends CoreFlags {
   rateLimiterBucketSize: string;
   concurrentSyncs?: string;
   interpreterWorkers: string;
+  interpreterWebhookMemo: boolean;
   clusterProbeInterval: string;
   withWebhook: boolean;
   webhookCertFile?: string;
@@ -37,6 +38,11 @@ interface ControllerFlags extends CoreFlags {
   webhookAllowNoExecuteTaintPolicy?: boolean;
   logLevel: string;
   logFormat?: string;
+  aggregatedApiserver?: boolean;
+  aggregatedApiserverCertFile?: string;
+  aggregatedApiserverKeyFile?: string;
+  aggregatedApiserverPort: string;
+  aggregatedApiserverBindAddress: string;
 }
 
 /** The webhook command's flags, each under --webhook-<name> here. */
@@ -112,9 +118,11 @@ export function parseConcurrency(v: string | undefined): Record<string, number> 
 
 export function registerController(program: Command): void {
   addCoreFlags(
-    program
-      .command('controller')
-      .description('Run the reconcile core against a Kubernetes control plane (the host) and push Works to member clusters.'),
+    addInterpreterLibraryFlags(
+      program
+        .command('controller')
+        .description('Run the reconcile core against a Kubernetes control plane (the host) and push Works to member clusters.'),
+    ),
   )
     .option('--kubeconfig <path>', 'kubeconfig of the host cluster (default: $KUBECONFIG, ~/.kube/config or in-cluster)')
     .option('--context <name>', 'the kubeconfig context of the host cluster (default: the current-context)')
@@ -132,6 +140,7 @@ export function registerController(program: Command): void {
     .option('--rate-limiter-bucket-size <n>', 'burst of the overall retry rate', '100')
     .option('--concurrent-syncs <list>', 'keys reconciled at once per controller, as name=n pairs (e.g. "execution=5,work-status=5"); Karmada\'s --concurrent-*-syncs; default 1 each')
     .option('--interpreter-workers <n>', 'worker threads that run the Lua scripts of user ResourceInterpreterCustomizations, off the event loop; 0 runs them in-process', '2')
+    .option('--interpreter-webhook-memo', 'remember the successful answers of interpreter webhooks (ResourceInterpreterWebhookConfiguration) by hook, operation and object; off: every answer is asked for afresh, as a webhook is not known to be pure', false)
     .option('--cluster-probe-interval <duration>', 'how often each member is probed (/readyz, and a namespaces list with its own credentials); two failures in a row make a ready cluster not ready', '10s')
     .option('--with-webhook', 'also serve the admission webhook (what `karmada-lite webhook` serves) from this process, on every replica', false)
     .option('--webhook-cert-file <path>', 'with --with-webhook: PEM certificate the webhook presents (reloaded when the file changes)')
@@ -144,6 +153,11 @@ export function registerController(program: Command): void {
     .option('--webhook-cert-reload-interval <ms>', 'with --with-webhook: how often to check the certificate files for changes, in milliseconds', DEFAULTS.webhookCertReloadInterval)
     .option('--webhook-reject-risky-scripts', 'with --with-webhook: refuse RICs whose Lua scripts have a known trap instead of admitting them with warnings')
     .option('--webhook-allow-no-execute-taint-policy', 'with --with-webhook: admit ClusterTaintPolicies with NoExecute taints')
+    .option('--aggregated-apiserver', 'also serve the aggregated APIs (what `karmada-lite apiserver` serves: Clusters, clusters/{name}/proxy, search) from this process, on every replica', false)
+    .option('--aggregated-apiserver-cert-file <path>', 'with --aggregated-apiserver: PEM serving certificate (reloaded when the file changes)')
+    .option('--aggregated-apiserver-key-file <path>', 'with --aggregated-apiserver: PEM private key of that certificate')
+    .option('--aggregated-apiserver-port <port>', 'with --aggregated-apiserver: HTTPS port', '6443')
+    .option('--aggregated-apiserver-bind-address <address>', 'with --aggregated-apiserver: address to listen on', '0.0.0.0')
     .option('--log-level <level>', 'debug, info, warn or error', 'info')
     .option('--log-format <format>', 'json or text (default: text when standard error is a terminal, else json)')
     .addHelpText(
@@ -170,6 +184,12 @@ overruns its budget is replaced and the call fails with the budget error. A scri
 backed off (exponential, up to 5 minutes) for its RIC, kind and operation, and its RIC gets the condition
 ScriptsHealthy=False (reason ScriptTimeout, ScriptMemoryLimit or ScriptError) and a Warning Event. The
 built-in interpreters run in-process.
+
+Interpreter webhooks (ResourceInterpreterWebhookConfiguration): for a kind and operation no user RIC
+scripts, the first matching hook by <configuration>/<hook> is called over HTTPS, before the built-in
+interpreters. Calls run in the background, at most 8 at once per hook; the reconcile that asked is
+retried with the answer. A failure (timeout, TLS, HTTP status, unsuccessful answer) fails the reconcile
+with a Warning Event and is retried with back-off. Metrics: karmada_lite_interpreter_webhook_*.
 
 Cluster failover: the controller probes every member's /readyz, and lists its namespaces with the member's
 own credentials (a 401 or 403 means not ready: revoked RBAC), every --cluster-probe-interval, into the
@@ -208,7 +228,8 @@ Examples:
   karmada-lite controller --kubeconfig host.config --leader-elect --metrics-port 9090
   karmada-lite controller --kubeconfig host.config --cluster-failure-threshold 1m --cluster-probe-interval 5s
   karmada-lite controller --kubeconfig host.config --enable-no-execute-taint-eviction --skipped-propagating-namespaces 'kube-.*,sandbox-.*'
-  karmada-lite controller --kubeconfig host.config --with-webhook --webhook-cert-file tls.crt --webhook-key-file tls.key`,
+  karmada-lite controller --kubeconfig host.config --with-webhook --webhook-cert-file tls.crt --webhook-key-file tls.key
+  karmada-lite controller --kubeconfig host.config --aggregated-apiserver --aggregated-apiserver-cert-file tls.crt --aggregated-apiserver-key-file tls.key`,
     )
     .action(async (flags: ControllerFlags) => {
       // -v 4 or more (kubectl's verbosity, on every command) logs at debug level.
@@ -227,6 +248,7 @@ Examples:
       const log = createLogger({ level, format, fields: { component: 'controller' } });
       let controller: import('../../kube/controller.js').Controller;
       let webhook: import('../../webhook/server.js').WebhookServer | undefined;
+      let aggregated: { stop(): Promise<void> } | undefined;
       try {
         const port = Number(flags.metricsPort);
         if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--metrics-port must be a port number, got ${flags.metricsPort}`);
@@ -239,6 +261,8 @@ Examples:
         if (!/^\d+$/.test(flags.interpreterWorkers) || interpreterWorkers > 64) throw new Error(`--interpreter-workers must be a whole number from 0 to 64, got ${flags.interpreterWorkers}`);
         const { Controller } = await import('../../kube/controller.js');
         const core = coreOptionsFromFlags(flags);
+        // Reported at start-up with their files; what loads is used.
+        const interpreterLibraries = interpreterLibrariesFromFlags(flags, (p) => log.warn('interpreter library file not loaded', { problem: p }));
         const { kubeconfigProblem } = await import('../../kube/preflight.js');
         const problem = kubeconfigProblem(flags.kubeconfig);
         if (problem) throw new Error(problem);
@@ -263,6 +287,8 @@ Examples:
           probeIntervalMs: parseDuration('--cluster-probe-interval', flags.clusterProbeInterval),
           concurrency: parseConcurrency(flags.concurrentSyncs),
           interpreterWorkers,
+          interpreterWebhookMemo: flags.interpreterWebhookMemo,
+          interpreterLibraries,
           core,
         });
         if (webhookOpts) {
@@ -275,9 +301,12 @@ Examples:
             throw new Error(asWebhookFlags((e as Error).message));
           }
         }
+        // before the controller: with the cluster.karmada.io APIService installed, its Cluster reads come here
+        aggregated = await startAggregatedApiserver(flags, kc, log);
         await controller.start();
       } catch (e) {
         await webhook?.stop().catch(() => undefined);
+        await aggregated?.stop().catch(() => undefined);
         process.stderr.write(`error: ${(e as Error).message}\n`);
         process.exitCode = 2;
         return;
@@ -286,8 +315,35 @@ Examples:
         async () => {
           await controller.stop();
           await webhook?.stop();
+          await aggregated?.stop();
         },
         (signal) => log.info('shutting down', { signal }),
       );
     });
+}
+
+/** `--aggregated-apiserver`: the apiserver command's server, from the prefixed flags; undefined when off. */
+async function startAggregatedApiserver(flags: ControllerFlags, kc: import('@kubernetes/client-node').KubeConfig, log: import('../../runtime/log.js').Logger) {
+  if (!flags.aggregatedApiserver) {
+    const given = flags.aggregatedApiserverCertFile ?? flags.aggregatedApiserverKeyFile;
+    if (given) throw new Error('--aggregated-apiserver-cert-file and --aggregated-apiserver-key-file are only used with --aggregated-apiserver; add --aggregated-apiserver');
+    return undefined;
+  }
+  if (!flags.aggregatedApiserverCertFile || !flags.aggregatedApiserverKeyFile) {
+    throw new Error('--aggregated-apiserver needs --aggregated-apiserver-cert-file and --aggregated-apiserver-key-file: the certificate the host aggregator connects to (deploy/aggregated-api/README.md)');
+  }
+  const { apiserverOptionsFromFlags, startAggregatedApis } = await import('./apiserver.js');
+  const opts = apiserverOptionsFromFlags(
+    { tlsCertFile: flags.aggregatedApiserverCertFile, tlsPrivateKeyFile: flags.aggregatedApiserverKeyFile, securePort: flags.aggregatedApiserverPort, bindAddress: flags.aggregatedApiserverBindAddress },
+    log,
+    { port: '--aggregated-apiserver-port' },
+  );
+  try {
+    const served = await startAggregatedApis(kc, opts, log);
+    log.info('serving the aggregated APIs', { port: served.port });
+    return served;
+  } catch (e) {
+    // the server's errors name the apiserver command's flags; here they have the prefix
+    throw new Error((e as Error).message.replace(/--tls-cert-file/g, '--aggregated-apiserver-cert-file').replace(/--tls-private-key-file/g, '--aggregated-apiserver-key-file'));
+  }
 }

@@ -10,6 +10,9 @@ import { executeRule } from '../../interpreter/harness.js';
 import { createInterpreter } from '../../interpreter/interpreter.js';
 import { isRIC, ricName, targetOf } from '../../interpreter/ric.js';
 import { runTestTree } from '../../interpreter/test-tree.js';
+import { registerInterpretServe, runWebhookTests } from './interpret-serve.js';
+import { isHealthCheckInput, runHealthCheckFile } from './interpret-health.js';
+import { addInterpreterLibraryFlags, interpreterLibrariesFromFlags, type InterpreterLibraryFlags } from '../core-flags.js';
 import { gvkString, OPERATIONS, parseOperation, unsupportedOperationMessage, type AggregatedStatusItem, type KubeObject, type RIC } from '../../interpreter/types.js';
 
 const HELP = `
@@ -25,16 +28,24 @@ Run one rule on an object and print its results as YAML:
   karmada-lite interpret -f my-ric.yaml --operation Retain --desired-file d.yaml --observed-file o.yaml
   karmada-lite interpret my-ric.yaml --operation InterpretHealth --observed-file o.yaml -o jsonpath='{.healthy}'
 
+Run one Argo CD health check, or the health checks of a tree, on an object (status, message, health):
+  karmada-lite interpret -f argo-cd/resource_customizations/cert-manager.io/Certificate/health.lua --observed-file cert.yaml
+  karmada-lite interpret --health-checks argo-cd/resource_customizations --operation InterpretHealth --observed-file cert.yaml
+
+Run a rule of an interpreter library (Karmada's layout) on an object:
+  karmada-lite interpret --interpreters thirdparty/ --operation InterpretReplica --desired-file cloneset.yaml
+
 Run a test tree in Karmada's layout (<group>/<version>/<Kind>/customizations.yaml + testdata/*.yaml):
   karmada-lite interpret test my-customizations/
   karmada-lite interpret test conformance/interpreters      (dirs without customizations.yaml test the built-ins)
+  karmada-lite interpret test argo-cd/resource_customizations   (Argo CD layout: health.lua + health_test.yaml)
 
 Operations: ${OPERATIONS.join(', ')} (case-insensitive).
 Retain needs --desired-file and --observed-file; every other operation needs exactly one of them.
 Unlike karmadactl, a failing rule prints "Execute <Rule> error: ..." to stderr and exits 1.
 Exit codes: 0 ok, 1 a script failed / a check or test failed, 2 usage error or unreadable input.`;
 
-interface InterpretOptions extends InputFlags {
+interface InterpretOptions extends InputFlags, InterpreterLibraryFlags {
   filename?: string[];
   namespace?: string;
   output: string;
@@ -126,6 +137,20 @@ function singleObject(file: string | undefined, what: string, namespace: string 
 }
 
 function runExecute(opts: InterpretOptions): number {
+  if (isHealthCheckInput(opts.filename ?? [])) {
+    const observed = singleObject(opts.observedFile, 'observed-file', opts.namespace);
+    let r;
+    try {
+      r = runHealthCheckFile(opts.filename ?? [], { observed, operation: opts.operation, budgetMs: parseBudget(opts.budgetMs) });
+    } catch (e) {
+      if (e instanceof InputError) throw e;
+      err(`Execute InterpretHealth error: ${(e as Error).message.trimEnd()}\n`);
+      return 1;
+    }
+    const output = parseOutput(opts.output, EXECUTE_OUTPUTS);
+    out(output.format === 'yaml' ? toYaml(r) : output.format === 'json' ? toJson(r) : printObjects([r], output));
+    return 0;
+  }
   if (!opts.operation) throw new InputError('operation is not set for executing (use --operation, e.g. --operation InterpretHealth)');
   const op = parseOperation(opts.operation);
   if (!op) throw new InputError(unsupportedOperationMessage(opts.operation));
@@ -143,7 +168,19 @@ function runExecute(opts: InterpretOptions): number {
       throw new InputError(`--desired-replica must be an int32, got "${opts.desiredReplica}"`);
     }
   }
-  const interp = createInterpreter({ customizations: rics, builtin: false, native: false, budgetMs: parseBudget(opts.budgetMs) });
+  const libraries = interpreterLibrariesFromFlags(opts, (p) => err(`warning: ${p}\n`));
+  const interp = createInterpreter({ customizations: rics, builtin: false, native: false, budgetMs: parseBudget(opts.budgetMs), ...libraries });
+  if (op === 'InterpretHealth' && observed && interp.healthCheckFor({ apiVersion: String(observed.apiVersion ?? ''), kind: String(observed.kind ?? '') })) {
+    // A --health-checks script answers: its status and message, not only a boolean.
+    const d = interp.healthDetail(observed);
+    if (d.error !== undefined) {
+      err(`Execute ${op} error: ${d.error.trimEnd()}\n`);
+      return 1;
+    }
+    const r = { health: d.health, message: d.message ?? '' };
+    out(output.format === 'yaml' ? toYaml(r) : output.format === 'json' ? toJson(r) : printObjects([r], output));
+    return 0;
+  }
   let results: [string, unknown][];
   try {
     results = executeRule(interp, op, { desired, observed, statusItems, replicas });
@@ -168,12 +205,12 @@ function formatResults(results: [string, unknown][], output: Output): string {
 }
 
 export function registerInterpret(program: Command): void {
-  const cmd = addNamespaceFlag(addInputFlags(program.command('interpret')), 'with --operation: the namespace of a desired or observed object that names none, as kubectl apply -n')
+  const cmd = addNamespaceFlag(addInterpreterLibraryFlags(addInputFlags(program.command('interpret'))), 'with --operation: the namespace of a desired or observed object that names none, as kubectl apply -n')
     .addOption(outputOption(EXECUTE_OUTPUTS, 'how --operation prints its results'))
     .argument('[files...]', 'RIC files or directories (the same as -f)')
     .description('run, check and test ResourceInterpreterCustomization Lua scripts')
     .addHelpText('after', HELP)
-    .option('-f, --filename <path...>', 'RIC files or directories (YAML or JSON; "-" reads stdin)')
+    .option('-f, --filename <path...>', 'RIC files or directories (YAML or JSON; "-" reads stdin), or one Argo CD health.lua')
     .option('-R, --recursive', 'accepted for karmadactl compatibility; directories are always read recursively')
     .option('--check', 'compile every rule of every RIC and report PASS / UNSET / ERROR per rule')
     .option('--operation <op>', `rule to run: ${OPERATIONS.join(', ')}`)
@@ -183,7 +220,9 @@ export function registerInterpret(program: Command): void {
     .option('--desired-replica <n>', 'replica count for ReviseReplica', undefined)
     .addOption(new Option('--budget-ms <ms>', 'per-call time budget in milliseconds').default(undefined, '1000'))
     .action((files: string[], opts: InterpretOptions) => {
-      opts.filename = inputPaths(files, opts.filename, 'karmada-lite interpret --check -f my-ric.yaml');
+      // Rules may come from --interpreters / --health-checks alone.
+      const fromLibraries = !opts.check && files.length === 0 && !opts.filename?.length && !!(opts.interpreters?.length || opts.healthChecks?.length);
+      opts.filename = fromLibraries ? [] : inputPaths(files, opts.filename, 'karmada-lite interpret --check -f my-ric.yaml');
       process.exitCode = opts.check ? runCheck(opts.filename, opts) : runExecute(opts);
     });
 
@@ -193,6 +232,9 @@ export function registerInterpret(program: Command): void {
     .argument('<dir>', 'root of <group>/<version>/<Kind>/{customizations.yaml,testdata/*.yaml}')
     .option('-q, --quiet', 'print failures and the summary only')
     .addOption(new Option('--budget-ms <ms>', 'per-call time budget in milliseconds').default(undefined, '1000'))
+    .option('--webhook <url>', 'run every case through this resource interpreter webhook (e.g. one `interpret serve` runs) instead of in-process')
+    .option('--webhook-ca <file>', 'with --webhook: the CA certificate (PEM) that signed its certificate (default: the system roots)')
+    .option('--compare-local', 'with --webhook: also run each case in-process and fail it where the webhook answers differently')
     .addHelpText(
       'after',
       `
@@ -200,13 +242,27 @@ Each testdata file holds YAML documents, one case each, with: name, description,
 observedObj, statusItems, inputReplicas, output (expected results by name: retained, replica, requires,
 components, revised, status, aggregatedStatus, healthy, dependencies). A value "{{EXCLUDE}}" in output skips
 that field. Extension: "error: <message>" expects the operation to fail with exactly that message.
-A <group>/<version>/<Kind> directory without customizations.yaml tests the built-in interpreter for that kind.
-The run ends with "N passed, M failed" and exits 1 if anything failed.`,
+A <group>/<version>/<Kind> directory without customizations.yaml tests the built-in interpreter for that kind
+(with --interpreters DIR: that library first, as the controller would use it).
+Argo CD-layout folders (<group>/<Kind>/health.lua + health_test.yaml + testdata/) in the tree run as Argo CD
+runs them: {inputPath, healthStatus: {status, message}} per case, both compared exactly; extension
+"error:" / "errorMatches:" beside inputPath expects the script to fail.
+A file that cannot be read or parsed is a failed case with its path and the parser's message.
+The run ends with "N passed, M failed" and exits 1 if anything failed.
+
+Against a webhook (the same tree, the answers from the webhook; a failed call's message is its error):
+  karmada-lite interpret serve -f my-customizations/ --cert-file tls.crt --key-file tls.key &
+  karmada-lite interpret test my-customizations/ --webhook https://127.0.0.1:8445/interpret --webhook-ca ca.crt
+  karmada-lite interpret test my-customizations/ --webhook https://127.0.0.1:8445/interpret --webhook-ca ca.crt --compare-local`,
     )
-    .action((dir: string, opts: { quiet?: boolean; budgetMs?: string }) => {
+    .action(async (dir: string, opts: { quiet?: boolean; budgetMs?: string; webhook?: string; webhookCa?: string; compareLocal?: boolean }) => {
       if (!existsSync(dir)) throw new InputError(`${dir}: no such file or directory`);
       if (!statSync(dir).isDirectory()) throw new InputError(`${dir}: not a directory (give the root of a <group>/<version>/<Kind> tree)`);
-      const r = runTestTree(dir, { log: (l) => out(`${l}\n`), verbose: !opts.quiet, budgetMs: parseBudget(opts.budgetMs) });
+      if (!opts.webhook && (opts.webhookCa || opts.compareLocal)) throw new InputError('--webhook-ca and --compare-local need --webhook <url>');
+      // --interpreters is the parent command's flag (commander reads it on either side of "test").
+      const library = interpreterLibrariesFromFlags({ interpreters: (cmd.opts() as InterpretOptions).interpreters }, (p) => err(`warning: ${p}\n`))?.library;
+      const treeOpts = { log: (l: string) => out(`${l}\n`), verbose: !opts.quiet, budgetMs: parseBudget(opts.budgetMs), library };
+      const r = opts.webhook ? await runWebhookTests(dir, { ...treeOpts, webhook: opts.webhook, webhookCa: opts.webhookCa, compareLocal: opts.compareLocal }) : runTestTree(dir, treeOpts);
       if (r.passed + r.failed === 0) {
         // A tree with nothing to run must not pass in CI: a wrong path or layout would look like success.
         err(`error: no test cases in ${dir}: expected <group>/<version>/<Kind>/testdata/*.yaml below it, one case per document (name, operation, desiredObj or observedObj, output); see --help\n`);
@@ -215,5 +271,6 @@ The run ends with "N passed, M failed" and exits 1 if anything failed.`,
       }
       process.exitCode = r.failed > 0 ? 1 : 0;
     });
+  registerInterpretServe(cmd);
   cmd.exitOverride();
 }

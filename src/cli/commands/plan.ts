@@ -1,15 +1,15 @@
 import type { Command } from 'commander';
-import { addCoreFlags, coreOptionsFromFlags, type CoreFlags } from '../core-flags.js';
+import { addCoreFlags, addInterpreterLibraryFlags, coreOptionsFromFlags, interpreterLibrariesFromFlags, type CoreFlags, type InterpreterLibraryFlags } from '../core-flags.js';
 import { InputError, readDocuments, type SourceDocument } from '../../io/documents.js';
 import { addInputFlags, addKubernetesVersionFlag, kubernetesVersionFromFlag, readObjects, readOptionsFromFlags, type InputFlags } from '../input-flags.js';
-import { formatPlanJson, formatPlanYaml, plan, planObjects, planStart, type PlanOptions } from '../../store/plan.js';
+import { formatPlanJson, formatPlanYaml, planObjects, planStart, planWithWebhooks, type PlanOptions } from '../../store/plan.js';
 import { formatPlanTable } from '../../store/plan-table.js';
 import { diffPlans, formatPlanDiff, planToCompare } from '../../store/plan-diff.js';
 import { planProgress } from '../plan-progress.js';
 import { addNamespaceFlag, applyNamespace, inputPaths } from '../input.js';
 import { outputOption, parseOutput, printObjects, type KubeObject } from '../output.js';
 
-interface PlanFlags extends CoreFlags, InputFlags {
+interface PlanFlags extends CoreFlags, InputFlags, InterpreterLibraryFlags {
   filename?: string[];
   namespace?: string;
   kubernetesVersion?: string;
@@ -36,7 +36,7 @@ const PLAN_OUTPUTS = ['yaml', 'json', 'table', 'wide', 'name', 'jsonpath', 'cust
 export function registerPlan(program: Command): void {
   addNamespaceFlag(
     addCoreFlags(
-      addKubernetesVersionFlag(addInputFlags(program.command('plan')))
+      addInterpreterLibraryFlags(addKubernetesVersionFlag(addInputFlags(program.command('plan'))))
         .description('Show what Karmada would do with these templates and policies: bindings, schedule, Works, member manifests, status and events.'),
     ),
   )
@@ -88,7 +88,7 @@ Examples:
   karmada-lite plan -f edited/ --clusters examples/fleet --diff-against before.json
   karmada-lite plan -f new/ --clusters fleet.yaml --diff-against old/ --exit-code   # CI: 1 when it changes`,
     )
-    .action((files: string[], flags: PlanFlags) => {
+    .action(async (files: string[], flags: PlanFlags) => {
       // An InputError (bad flag value, missing file, bad YAML) reaches main(), which prints it and exits 2.
       const output = parseOutput(flags.output, PLAN_OUTPUTS);
       let at: Date | undefined;
@@ -97,8 +97,10 @@ Examples:
         if (Number.isNaN(at.getTime())) throw new InputError(`--at: ${flags.at} is not a time; use RFC 3339, e.g. 2024-07-01T08:00:00Z`);
       }
       let core;
+      let interpreterLibraries;
       try {
         core = coreOptionsFromFlags(flags);
+        interpreterLibraries = interpreterLibrariesFromFlags(flags, (p) => process.stderr.write(`warning: ${p}\n`));
       } catch (e) {
         throw new InputError((e as Error).message);
       }
@@ -113,7 +115,7 @@ Examples:
       // --status entries are not Kubernetes objects: nothing in them is skipped as "not an object".
       const status = flags.status ? readDocuments(flags.status, { objects: false }) : undefined;
       // One time for both sides of a diff, so timestamps alone never count as a change.
-      const opts: PlanOptions = { at: planStart(at), runForSeconds, status, core, kubernetesVersion };
+      const opts: PlanOptions = { at: planStart(at), runForSeconds, status, core, kubernetesVersion, interpreterLibraries };
       const failed = (problems: string[], code: 1 | 2, side = '') => {
         for (const p of problems) process.stderr.write(`${side}${p}\n`);
         process.exitCode = flags.exitCode ? 2 : code;
@@ -121,7 +123,7 @@ Examples:
       const progress = planProgress();
       let outcome;
       try {
-        outcome = plan(docs, { ...opts, onProgress: progress.onProgress });
+        outcome = await planWithWebhooks(docs, { ...opts, onProgress: progress.onProgress });
       } finally {
         progress.stop();
       }
