@@ -67,3 +67,13 @@ for (const k of BUILTIN_KINDS) {
 export function findBuiltinKind(apiVersion: string, kind: string): BuiltinKind | undefined {
   return byVersion.get(apiVersion)?.get(kind);
 }
+
+/** A resource type as an apiserver's discovery names it: the search cache's and the fleet CLI's unit. */
+export interface DiscoveredResource {
+  group: string;
+  version: string;
+  /** The plural, as in the path (`deployments`). */
+  resource: string;
+  kind: string;
+  namespaced: boolean;
+}

@@ -9,6 +9,7 @@ import { createSecureContext, type SecureContextOptions, type SecureVersion } fr
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createLogger, type Logger } from '../runtime/log.js';
+import { closeServer } from '../runtime/http.js';
 import { authenticate, type RequestHeaderConfig } from './authn.js';
 import type { Decision } from './authz.js';
 import { requestInfo } from './request-info.js';
@@ -151,12 +152,7 @@ export class AggregatedServer {
     if (this.timer) clearInterval(this.timer);
     const server = this.server;
     if (!server) return;
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-      // watches and upgraded streams never go idle: end them so that the stop finishes
-      for (const s of this.sockets) s.destroy();
-    });
+    await closeServer(server, this.sockets);
     this.server = undefined;
   }
 

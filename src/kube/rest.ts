@@ -162,19 +162,8 @@ export class RestClient {
       }
       throw new ApiError(res.statusCode ?? 0, reason, `watch ${path}: ${res.statusCode}`);
     }
-    let buf = '';
     try {
-      for await (const chunk of res) {
-        buf += (chunk as Buffer).toString('utf8');
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const line = buf.slice(0, nl).trim();
-          buf = buf.slice(nl + 1);
-          if (!line) continue;
-          const ev = JSON.parse(line) as { type: string; object: any };
-          onEvent(ev.type, ev.object);
-        }
-      }
+      await readWatchEvents(res, onEvent);
     } catch (err) {
       if (signal?.aborted) return;
       throw err;
@@ -228,5 +217,21 @@ export class RestClient {
     if (name) p += `/${encodeURIComponent(name)}`;
     if (subresource) p += `/${subresource}`;
     return p;
+  }
+}
+
+/** Watch events of a response body, one JSON document a line, as they arrive; resolves when the stream ends. */
+export async function readWatchEvents(body: AsyncIterable<unknown>, onEvent: (type: string, object: any) => void): Promise<void> {
+  let buf = '';
+  for await (const chunk of body) {
+    buf += (chunk as Buffer).toString('utf8');
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl).trim();
+      buf = buf.slice(nl + 1);
+      if (!line) continue;
+      const ev = JSON.parse(line) as { type: string; object: any };
+      onEvent(ev.type, ev.object);
+    }
   }
 }

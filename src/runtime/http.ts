@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Metrics } from './metrics.js';
 
 export interface ProbeServerOptions {
@@ -36,5 +37,17 @@ export function startProbeServer(opts: ProbeServerOptions): Promise<Server> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.bindAddress ?? '0.0.0.0', () => resolve(server));
+  });
+}
+
+/**
+ * Stops accepting, closes idle keep-alive connections and resolves once the server is closed. Streams that
+ * never go idle (watches, upgraded connections) are passed in `streams` and ended, or the close never finishes.
+ */
+export function closeServer(server: Pick<Server, 'close' | 'closeIdleConnections'>, streams: Iterable<Duplex> = []): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+    for (const s of streams) s.destroy();
   });
 }

@@ -2,18 +2,12 @@
 // resource type), each filled by a feed from that member. Registries that overlap share the store, so one
 // watch per member and type whatever the number of registries; the feeds are the only I/O and come from a
 // MemberConnector (the real one in member-feed.ts; tests and benchmarks feed stores in-process).
+import type { DiscoveredResource } from '../api/kubernetes-kinds.js';
 import { planCache, resourceKey, type CachePlan, type ResourceState, type SelectedResource } from './registry.js';
 import { ResourceStore } from './store.js';
 
 /** A member's resource type as its discovery names it. */
-export interface ResourceInfo {
-  group: string;
-  version: string;
-  /** The plural, as in the path. */
-  resource: string;
-  kind: string;
-  namespaced: boolean;
-}
+export type ResourceInfo = DiscoveredResource;
 
 export const gvrKey = (group: string, version: string, resource: string): string => `${group}/${version}/${resource}`;
 

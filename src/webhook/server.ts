@@ -10,6 +10,7 @@ import { X509Certificate } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { createLogger, type Logger } from '../runtime/log.js';
+import { closeServer } from '../runtime/http.js';
 import { WebhookMetrics } from './metrics.js';
 import { findRoute, MAX_BODY_BYTES, review, type HttpInput, type ReviewContext, type ReviewOutcome } from './review.js';
 
@@ -183,10 +184,7 @@ export class WebhookServer {
     if (this.timer) clearInterval(this.timer);
     const server = this.server;
     if (!server) return;
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    });
+    await closeServer(server);
     this.server = undefined;
   }
 

@@ -140,19 +140,3 @@ export class FleetClient {
   }
 }
 
-/** Watch events, one JSON document a line, as they arrive; resolves when the server ends the stream. */
-export async function readWatch(res: IncomingMessage, onEvent: (type: string, object: any) => void): Promise<void> {
-  let buf = '';
-  for await (const chunk of res) {
-    buf += (chunk as Buffer).toString('utf8');
-    let nl: number;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      const line = buf.slice(0, nl).trim();
-      buf = buf.slice(nl + 1);
-      if (line) {
-        const ev = JSON.parse(line) as { type: string; object: unknown };
-        onEvent(ev.type, ev.object);
-      }
-    }
-  }
-}

@@ -3,15 +3,10 @@
  * discovery of the apiserver it is sent to: for a member that is the member's own discovery, read through
  * the cluster proxy, so CRDs that exist only there resolve too.
  */
+import type { DiscoveredResource as ResourceType } from '../../api/kubernetes-kinds.js';
 import type { FleetClient } from './client.js';
 
-export interface ResourceInfo {
-  group: string;
-  version: string;
-  /** The plural name, e.g. `deployments`. */
-  resource: string;
-  kind: string;
-  namespaced: boolean;
+export interface ResourceInfo extends ResourceType {
   verbs: string[];
 }
 

@@ -6,7 +6,8 @@
  */
 import { executeJsonPath } from '../jsonpath.js';
 import { asList, printObjects, toJson, toYaml, type KubeObject, type Output } from '../output.js';
-import { readWatch, ServerError, type FleetClient, type Query } from './client.js';
+import { readWatchEvents } from '../../kube/rest.js';
+import { ServerError, type FleetClient, type Query } from './client.js';
 import { errorLine } from './command.js';
 import { apiVersionOf, discover, qualifiedResource, resolveResource, resourcePath, type ResourceInfo } from './discovery.js';
 import type { Source } from './sources.js';
@@ -262,7 +263,7 @@ async function watchGroups(g: Group | undefined, req: GetRequest, human: boolean
           query: { watch: 1, resourceVersion, labelSelector: req.selector, fieldSelector, allowWatchBookmarks: false },
           signal: io.signal,
         });
-        await readWatch(res, (type, object: Obj) => {
+        await readWatchEvents(res, (type, object: Obj) => {
           if (type === 'ERROR') {
             io.error(`${source.member ? `error: cluster(${source.cluster}): ` : 'error: '}${object?.message ?? JSON.stringify(object)}\n`);
             code = 1;
