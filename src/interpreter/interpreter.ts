@@ -103,6 +103,8 @@ export interface Interpreter {
   healthDetail(obj: KubeObject): HealthDetail;
   /** The `--health-checks` script that answers InterpretHealth for a kind, when that layer answers. */
   healthCheckFor(gvk: GVK): HealthCheck | undefined;
+  /** A `--health-checks` tree was given: healthDetail can say more than interpretHealth. */
+  readonly hasHealthChecks: boolean;
   getDependencies(obj: KubeObject): DependentObjectReference[];
   /**
    * What callers do when no layer defines an operation (native-interpreters spec §0): 0 replicas and no
@@ -298,6 +300,7 @@ export function createInterpreter(opts: InterpreterOptions = {}): Interpreter {
     health(obj) {
       return interp.healthDetail(obj).health;
     },
+    hasHealthChecks: !!healthChecks,
     healthCheckFor: (gvk) => (healthChecks && layerFor(gvk, 'InterpretHealth') === 'health-check' ? healthCheckFor(healthChecks, gvk) : undefined),
     healthDetail(obj) {
       const gvk = gvkOf(obj);

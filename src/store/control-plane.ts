@@ -70,7 +70,10 @@ export function interpreterPort(real: RealInterpreter): Interpreter {
     retain: (d, o) => real.retain(d as never, o as never) as unknown as KObject,
     reflectStatus: (obj) => (real.reflectStatus(obj as never) ?? undefined) as Record<string, unknown> | undefined,
     interpretHealth: (obj) => real.interpretHealth(obj as never),
-    healthDetail: (obj) => (real.layerFor({ apiVersion: obj.apiVersion, kind: obj.kind }, 'InterpretHealth') === 'health-check' ? real.healthDetail(obj as never) : undefined),
+    // Only a `--health-checks` tree has more to say than interpretHealth: without one, the core is not asked to look.
+    ...(real.hasHealthChecks
+      ? { healthDetail: (obj: KObject) => (real.layerFor({ apiVersion: obj.apiVersion, kind: obj.kind }, 'InterpretHealth') === 'health-check' ? real.healthDetail(obj as never) : undefined) }
+      : {}),
     // The core writes only the status of the result (the template's status subresource).
     aggregateStatus: (obj, items) => {
       const status = real.aggregatedStatus(obj as never, items as never);
