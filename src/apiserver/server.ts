@@ -15,6 +15,7 @@ import type { Decision } from './authz.js';
 import { requestInfo } from './request-info.js';
 import { forbiddenMessage, sendJson, sendStatus, statusBody, StatusError } from './status.js';
 import type { ApiGroupResources, ApiHandler, RequestInfo, UserInfo } from './types.js';
+import { errorMessage } from '../json/error.js';
 
 export interface Authorizer {
   authorize(user: UserInfo, info: RequestInfo): Promise<Decision>;
@@ -75,18 +76,18 @@ export class AggregatedServer {
     try {
       cert = readFileSync(this.opts.certFile);
     } catch (e) {
-      throw new Error(`cannot read --tls-cert-file ${this.opts.certFile}: ${(e as Error).message}`);
+      throw new Error(`cannot read --tls-cert-file ${this.opts.certFile}: ${errorMessage(e)}`);
     }
     try {
       key = readFileSync(this.opts.keyFile);
     } catch (e) {
-      throw new Error(`cannot read --tls-private-key-file ${this.opts.keyFile}: ${(e as Error).message}`);
+      throw new Error(`cannot read --tls-private-key-file ${this.opts.keyFile}: ${errorMessage(e)}`);
     }
     const ctx = { cert, key, ca, minVersion: this.opts.minTlsVersion ?? 'TLSv1.2' } as const;
     try {
       createSecureContext(ctx);
     } catch (e) {
-      throw new Error(`--tls-cert-file ${this.opts.certFile}, --tls-private-key-file ${this.opts.keyFile} and the request-header CA are not usable together: ${(e as Error).message}`);
+      throw new Error(`--tls-cert-file ${this.opts.certFile}, --tls-private-key-file ${this.opts.keyFile} and the request-header CA are not usable together: ${errorMessage(e)}`);
     }
     return { ...ctx };
   }
@@ -178,7 +179,7 @@ export class AggregatedServer {
     } catch (e) {
       if (e instanceof StatusError) return sendStatus(res, e.code, e.message, e.details);
       this.log.error('handler failed', { path, err: e as Error });
-      sendStatus(res, 500, (e as Error).message);
+      sendStatus(res, 500, errorMessage(e));
     }
   }
 
@@ -196,7 +197,7 @@ export class AggregatedServer {
     } catch (e) {
       const code = e instanceof StatusError ? e.code : 500;
       if (!(e instanceof StatusError)) this.log.error('upgrade handler failed', { path: info.path, err: e as Error });
-      writeRawJson(socket, code, statusBody(code, (e as Error).message));
+      writeRawJson(socket, code, statusBody(code, errorMessage(e)));
     }
   }
 
@@ -221,7 +222,7 @@ export class AggregatedServer {
       decision = await this.opts.authorizer.authorize(user, info);
     } catch (e) {
       this.log.warn('SubjectAccessReview failed', { path, user: user.name, err: e as Error });
-      return { code: 500, body: statusBody(500, `cannot authorize the request: the SubjectAccessReview against the host failed: ${(e as Error).message}`) };
+      return { code: 500, body: statusBody(500, `cannot authorize the request: the SubjectAccessReview against the host failed: ${errorMessage(e)}`) };
     }
     if (!decision.allowed) {
       const details = info.isResourceRequest ? { ...(info.name ? { name: info.name } : {}), group: info.apiGroup, kind: info.resource } : undefined;

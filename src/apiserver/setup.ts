@@ -12,6 +12,7 @@ import { CLUSTER_DISCOVERY, clusterStorageHandler, ensureClusterStorageVersion }
 import { AggregatedServer } from './server.js';
 import type { ApiGroupResources, ApiHandler } from './types.js';
 import { kubeConfigUpstream } from './upstream.js';
+import { errorMessage } from '../json/error.js';
 
 export interface AggregatedApiOptions {
   certFile: string;
@@ -49,7 +50,7 @@ export function requestHeaderSource(opts: AggregatedApiOptions, host: RestClient
       try {
         return readFileSync(file, 'utf8');
       } catch (e) {
-        throw new Error(`cannot read --requestheader-client-ca-file ${file}: ${(e as Error).message}`);
+        throw new Error(`cannot read --requestheader-client-ca-file ${file}: ${errorMessage(e)}`);
       }
     };
     return async () => overrides({ clientCA: read(), allowedNames: [], ...DEFAULT_REQUEST_HEADERS, usernameHeaders: [...DEFAULT_REQUEST_HEADERS.usernameHeaders], groupHeaders: [...DEFAULT_REQUEST_HEADERS.groupHeaders], extraHeaderPrefixes: [...DEFAULT_REQUEST_HEADERS.extraHeaderPrefixes], uidHeaders: [...DEFAULT_REQUEST_HEADERS.uidHeaders] });
@@ -63,7 +64,7 @@ export function requestHeaderSource(opts: AggregatedApiOptions, host: RestClient
     } catch (e) {
       // on a reload a passing failure keeps the settings already in use
       if (last) return last;
-      throw new Error(`cannot read ConfigMap ${namespace}/${name} from the host (${(e as Error).message}); give --requestheader-client-ca-file, or grant the role extension-apiserver-authentication-reader (deploy/aggregated-api/rbac.yaml)`);
+      throw new Error(`cannot read ConfigMap ${namespace}/${name} from the host (${errorMessage(e)}); give --requestheader-client-ca-file, or grant the role extension-apiserver-authentication-reader (deploy/aggregated-api/rbac.yaml)`);
     }
     const cfg = requestHeaderFromConfigMap(cm.data);
     if (!cfg) throw new Error(`ConfigMap ${namespace}/${name} has no requestheader-client-ca-file: the host kube-apiserver runs without --requestheader-client-ca-file, so it has no aggregation layer to serve behind`);

@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RestClient } from '../kube/rest.js';
 import { forwardableHeaders, readAll, responseHeaders, roundTrip, type Upstream } from './upstream.js';
 import type { ApiHandler } from './types.js';
+import { errorMessage } from '../json/error.js';
 
 export interface StorageVersion {
   group: string;
@@ -40,7 +41,7 @@ export async function ensureStorageVersion(host: RestClient, sv: StorageVersion,
   try {
     crd = await host.request('GET', path);
   } catch (e) {
-    throw new Error(`cannot read the ${sv.kind} CRD ${crdName} from the host: ${(e as Error).message}; install it first (karmada-lite crds | kubectl apply -f -)`);
+    throw new Error(`cannot read the ${sv.kind} CRD ${crdName} from the host: ${errorMessage(e)}; install it first (karmada-lite crds | kubectl apply -f -)`);
   }
   const versions = (crd.spec?.versions ?? []) as Array<Record<string, any>>;
   let added = false;
@@ -64,7 +65,7 @@ export async function ensureStorageVersion(host: RestClient, sv: StorageVersion,
       await host.request('GET', storagePath(sv), { query: { limit: 1 } });
       return added;
     } catch (e) {
-      if (Date.now() > deadline || opts.signal?.aborted) throw new Error(`the host does not serve ${sv.group}/${sv.storageVersion} ${sv.resource} yet: ${(e as Error).message}`);
+      if (Date.now() > deadline || opts.signal?.aborted) throw new Error(`the host does not serve ${sv.group}/${sv.storageVersion} ${sv.resource} yet: ${errorMessage(e)}`);
     }
     await new Promise((r) => setTimeout(r, 200));
   }

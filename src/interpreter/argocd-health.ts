@@ -16,6 +16,7 @@ import * as fengariModule from '../lua/fengari.js';
 import { toJsString, type LuaState } from '../lua/fengari.js';
 import { LuaSandbox, LuaScriptError } from '../lua/sandbox.js';
 import { InterpreterError, type GVK, type Health, type KubeObject } from './types.js';
+import { errorMessage } from '../json/error.js';
 
 const lua: typeof fengariModule.lua = fengariModule.lua;
 
@@ -111,7 +112,7 @@ export function loadHealthChecks(roots: readonly string[], sandbox?: LuaSandbox)
       try {
         source = readFileSync(file, 'utf8');
       } catch (e) {
-        problems.push({ file, message: (e as Error).message });
+        problems.push({ file, message: errorMessage(e) });
         continue;
       }
       const script = wrapHealthScript(source);

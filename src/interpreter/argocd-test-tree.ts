@@ -13,6 +13,7 @@ import { parseDocuments } from '../io/documents.js';
 import { LuaSandbox } from '../lua/sandbox.js';
 import { findHealthCheckDirs, HEALTH_TEST_FILE, healthCheckFor, loadHealthChecks, runHealthCheck, type HealthResult } from './argocd-health.js';
 import { gvkOf, type KubeObject } from './types.js';
+import { errorMessage } from '../json/error.js';
 
 export interface HealthTestOptions {
   budgetMs?: number;
@@ -72,7 +73,7 @@ export function runHealthTests(root: string, opts: HealthTestOptions): { passed:
       if (!Array.isArray(t)) throw new Error(`${testFile}: expected "tests:" with a list of {inputPath, healthStatus}`);
       tests = t.map(toHealthTest);
     } catch (e) {
-      fail(`${dir}: ${HEALTH_TEST_FILE}`, (e as Error).message);
+      fail(`${dir}: ${HEALTH_TEST_FILE}`, errorMessage(e));
       continue;
     }
     for (const [i, tc] of tests.entries()) {
@@ -88,7 +89,7 @@ export function runHealthTests(root: string, opts: HealthTestOptions): { passed:
         if (docs.length !== 1) throw new Error(`${join(root, dir, input)}: expected one object, found ${docs.length}`);
         obj = docs[0] as KubeObject;
       } catch (e) {
-        fail(title, (e as Error).message);
+        fail(title, errorMessage(e));
         continue;
       }
       const gvk = gvkOf(obj);
@@ -102,7 +103,7 @@ export function runHealthTests(root: string, opts: HealthTestOptions): { passed:
       try {
         got = runHealthCheck(sandbox, check, obj);
       } catch (e) {
-        error = (e as Error).message;
+        error = errorMessage(e);
       }
       const detail = expectMismatch(tc, got, error);
       if (detail) fail(title, detail);

@@ -18,6 +18,7 @@ import { findCustomizationFiles } from './builtin.js';
 import { compileCheck } from './check.js';
 import { isRIC, ricName, scriptOf, targetOf } from './ric.js';
 import { gvkString, OPERATIONS, type RIC } from './types.js';
+import { errorMessage } from '../json/error.js';
 
 export interface LibraryProblem {
   file: string;
@@ -48,7 +49,7 @@ export function loadLibrary(roots: readonly string[], sandbox?: LuaSandbox): Lib
     try {
       docs = parseDocuments(readFileSync(file, 'utf8'), file);
     } catch (e) {
-      problems.push({ file, message: (e as Error).message });
+      problems.push({ file, message: errorMessage(e) });
       continue;
     }
     for (const d of docs) {

@@ -23,6 +23,7 @@ import { deepClone } from '../json/value.js';
 import { callInterpreterWebhook, webhookCallError, WebhookResponseError } from './webhook/context.js';
 import { createWebhookClient, DEFAULT_WEBHOOK_TIMEOUT_SECONDS, type WebhookClient } from './webhook/transport.js';
 import { selectHooks, type HookSelection, type WebhookHook } from './webhook/hooks.js';
+import { errorMessage } from '../json/error.js';
 
 /** What one call sends (the codec builds the ResourceInterpreterContext from it). */
 export interface WebhookRequestInput {
@@ -57,7 +58,7 @@ export function httpsWebhookCaller(maxConcurrency?: number): WebhookCaller & { c
       try {
         client = createWebhookClient({ url: hook.url, caBundle: hook.caBundle, timeoutSeconds: hook.timeoutSeconds, maxConcurrency });
       } catch (e) {
-        throw new WebhookResponseError(`could not get REST client: ${(e as Error).message}`);
+        throw new WebhookResponseError(`could not get REST client: ${errorMessage(e)}`);
       }
       clients.set(key, client);
     }

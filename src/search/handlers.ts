@@ -13,6 +13,7 @@ import { clusterRV, decodeContinue, decodeMultiClusterRV, encodeContinue, encode
 import { parseFieldSelector, parseLabelSelector, SelectorError, type FieldSelector } from './selectors.js';
 import { toBytes, TooOldResourceVersionError, type CachedObject } from './store.js';
 import type { LabelMatcher } from '../scheduler/selector.js';
+import { errorMessage } from '../json/error.js';
 
 export const SEARCH_GROUP_VERSION = 'search.karmada.io/v1alpha1';
 const BASE = `/apis/${SEARCH_GROUP_VERSION}`;
@@ -182,7 +183,7 @@ export function searchHandler(deps: SearchDeps): ApiHandler {
       try {
         f = filters(query);
       } catch (e) {
-        return sendJson(res, 400, { error: (e as Error).message });
+        return sendJson(res, 400, { error: errorMessage(e) });
       }
       const entries = deps.cache.entriesFor(groupOf(info), info.apiVersion, info.resource);
       const page = listEntries(entries, f, nativeTarget(info), query.get('continue'), '', false);
@@ -364,7 +365,7 @@ export function proxyHandler(deps: SearchDeps): ApiHandler {
         try {
           f = filters(query);
         } catch (e) {
-          throw new StatusError(400, (e as Error).message);
+          throw new StatusError(400, errorMessage(e));
         }
         const warnings = staleWarnings(deps.cache.unhealthyFor(info.apiGroup, info.apiVersion, info.resource!));
         if (info.verb === 'watch') return watchFromCache(res, ctx, deps, entries, info, f, query, warnings);

@@ -13,6 +13,7 @@ import { SEARCH_DISCOVERY, searchHandlers } from './handlers.js';
 import { kubeMemberConnector } from './member-feed.js';
 import { registryConditions } from './registry.js';
 import { REGISTRY_DISCOVERY, REGISTRY_STORAGE, REGISTRY_STORAGE_PATH } from './registry-storage.js';
+import { errorMessage } from '../json/error.js';
 
 export interface SearchOptions {
   log?: (msg: string, fields?: Record<string, unknown>) => void;
@@ -50,7 +51,7 @@ export async function startSearch(kc: KubeConfig, opts: SearchOptions = {}): Pro
     log: opts.log,
     onChange: () => scheduleStatus(),
   });
-  const onError = (what: string) => (err: unknown) => opts.log?.(`search: watching ${what} failed`, { error: (err as Error)?.message ?? String(err) });
+  const onError = (what: string) => (err: unknown) => opts.log?.(`search: watching ${what} failed`, { error: errorMessage(err) });
   const clusters = new Informer(host, { path: opts.clustersPath ?? `/apis/${CLUSTER_GROUP}/${CLUSTER_STORAGE_VERSION}/clusters`, onError: onError('Clusters') });
   const registries = new Informer(host, { path: REGISTRY_STORAGE_PATH, onError: onError('ResourceRegistries') });
   let pending = false;
@@ -78,7 +79,7 @@ export async function startSearch(kc: KubeConfig, opts: SearchOptions = {}): Pro
         registries.applyWrite(updated);
       } catch (err) {
         // a conflict means a newer registry is on its way: its event schedules the next write
-        opts.log?.('search: writing a ResourceRegistry status failed', { name: r.metadata.name, error: (err as Error).message });
+        opts.log?.('search: writing a ResourceRegistry status failed', { name: r.metadata.name, error: errorMessage(err) });
       }
     }
   };

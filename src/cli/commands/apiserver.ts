@@ -4,6 +4,7 @@ import { parseDuration } from '../core-flags.js';
 import { serveUntilSignal } from '../serve.js';
 import { loadKubeConfig } from '../kubeconfig.js';
 import { logLevelFor } from '../verbosity.js';
+import { errorMessage } from '../../json/error.js';
 
 export interface ApiserverFlags {
   kubeconfig?: string;
@@ -130,7 +131,7 @@ Examples:
         const kc = await loadKubeConfig(flags.kubeconfig, flags.context);
         stop = (await startAggregatedApis(kc, opts, log)).stop;
       } catch (e) {
-        process.stderr.write(`error: ${(e as Error).message}\n`);
+        process.stderr.write(`error: ${errorMessage(e)}\n`);
         process.exitCode = 2;
         return;
       }

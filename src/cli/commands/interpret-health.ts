@@ -8,6 +8,7 @@ import { InputError } from '../../io/documents.js';
 import { mapArgoHealth, runHealthCheck, wrapHealthScript, type HealthResult } from '../../interpreter/argocd-health.js';
 import { LuaSandbox } from '../../lua/sandbox.js';
 import type { KubeObject } from '../../interpreter/types.js';
+import { errorMessage } from '../../json/error.js';
 
 /** True when the -f files are Lua health checks, not RICs. */
 export function isHealthCheckInput(files: readonly string[]): boolean {
@@ -33,7 +34,7 @@ export function runHealthCheckFile(files: readonly string[], run: HealthRun): { 
   try {
     source = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new InputError(`${file}: cannot read: ${(e as Error).message}`);
+    throw new InputError(`${file}: cannot read: ${errorMessage(e)}`);
   }
   const sb = new LuaSandbox({ budgetMs: run.budgetMs, stringLibrary: 'argocd' });
   const r: HealthResult = runHealthCheck(sb, { key: dirname(file), file, source, script: wrapHealthScript(source) }, run.observed);

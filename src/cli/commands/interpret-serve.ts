@@ -20,6 +20,7 @@ import { WebhookServer } from '../../webhook/server.js';
 import { inputPaths } from '../input.js';
 import { serveUntilSignal } from '../serve.js';
 import { logLevelFor } from '../verbosity.js';
+import { errorMessage } from '../../json/error.js';
 
 /** The Service deploy/interpreter-webhook/ creates; --print-config points at it unless --url is given. */
 export const SERVE_SERVICE = { namespace: 'karmada-system', name: 'karmada-lite-interpreter-webhook', port: 443, path: '/interpret' } as const;
@@ -75,7 +76,7 @@ function readPem(file: string, flag: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (e) {
-    throw new InputError(`cannot read ${flag} ${file}: ${(e as Error).message}`);
+    throw new InputError(`cannot read ${flag} ${file}: ${errorMessage(e)}`);
   }
 }
 
@@ -130,7 +131,7 @@ async function serve(rics: RIC[], opts: ServeOptions): Promise<void> {
     await server.start();
   } catch (e) {
     await pool.close();
-    throw new InputError((e as Error).message);
+    throw new InputError(errorMessage(e));
   }
   logger.info('interpreter webhook serving', { rics: rics.length, workers: pool.size });
   await serveUntilSignal(
@@ -191,7 +192,7 @@ async function settle(f: () => [string, unknown][] | Promise<[string, unknown][]
   try {
     return { results: await f() };
   } catch (e) {
-    return { error: (e as Error).message.trimEnd() };
+    return { error: errorMessage(e).trimEnd() };
   }
 }
 

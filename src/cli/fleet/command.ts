@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { InputError } from '../../io/documents.js';
 import { loadKubeConfig } from '../kubeconfig.js';
 import { FleetClient, ServerError } from './client.js';
+import { errorMessage } from '../../json/error.js';
 
 export interface HostFlags {
   kubeconfig?: string;
@@ -35,7 +36,7 @@ export async function connectHost(flags: HostFlags): Promise<Host> {
 }
 
 /** How a failure that is not a usage error is printed. */
-export const errorLine = (e: unknown): string => (e instanceof ServerError ? e.message : `error: ${(e as Error).message}`);
+export const errorLine = (e: unknown): string => (e instanceof ServerError ? e.message : `error: ${errorMessage(e)}`);
 
 /** Runs a command's body; failures print as kubectl prints them and set exit status 1. */
 export async function runFleet(body: () => Promise<number | void>): Promise<void> {

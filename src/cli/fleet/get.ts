@@ -12,6 +12,7 @@ import { errorLine } from './command.js';
 import { apiVersionOf, discover, qualifiedResource, resolveResource, resourcePath, type ResourceInfo } from './discovery.js';
 import type { Source } from './sources.js';
 import { alignedRow, columnWidths, renderTable, TABLE_ACCEPT, tableHeader, tableRow, type ServerTable, type SourcedRow, type TableShape } from './table.js';
+import { errorMessage } from '../../json/error.js';
 
 export interface Target {
   type: string;
@@ -77,7 +78,7 @@ interface Collected {
 
 const CHUNK = 500;
 
-const memberError = (s: Source, e: unknown) => (s.member ? `error: cluster(${s.cluster}): ${e instanceof ServerError ? e.status.message : (e as Error).message}` : errorLine(e));
+const memberError = (s: Source, e: unknown) => (s.member ? `error: cluster(${s.cluster}): ${e instanceof ServerError ? e.status.message : errorMessage(e)}` : errorLine(e));
 
 /** A list item gets the apiVersion and kind its List left off, as kubectl prints them. */
 function withKind(o: Obj, info: ResourceInfo): Obj {
@@ -89,7 +90,7 @@ async function fromSource(s: Source, req: GetRequest, human: boolean, out: Colle
     try {
       await s.client.get('/api');
     } catch (e) {
-      out.errors.push(`error: basic connection test to cluster(${s.cluster}) failed, please check authorization or network: ${(e as Error).message}`);
+      out.errors.push(`error: basic connection test to cluster(${s.cluster}) failed, please check authorization or network: ${errorMessage(e)}`);
       return;
     }
   }

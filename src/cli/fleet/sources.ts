@@ -6,6 +6,7 @@
 import { InputError } from '../../io/documents.js';
 import type { FleetClient } from './client.js';
 import { CONTROL_PLANE } from './table.js';
+import { errorMessage } from '../../json/error.js';
 
 export const OPERATION_SCOPES = ['karmada', 'members', 'all'] as const;
 export type OperationScope = (typeof OPERATION_SCOPES)[number];
@@ -41,7 +42,7 @@ export async function memberNames(host: FleetClient, named: readonly string[] | 
     const list = await host.get<{ items?: Array<{ metadata?: { name?: string } }> }>(CLUSTERS);
     all = (list.items ?? []).map((c) => String(c.metadata?.name ?? '')).sort();
   } catch (e) {
-    throw new Error(`failed to list all member clusters in control plane, err: ${(e as Error).message}`);
+    throw new Error(`failed to list all member clusters in control plane, err: ${errorMessage(e)}`);
   }
   if (!named?.length) return all;
   const missing = named.filter((n) => !all.includes(n));

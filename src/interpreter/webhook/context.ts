@@ -21,6 +21,7 @@ import {
   type ReplicaRequirements,
   type ReplicaResult,
 } from '../types.js';
+import { errorMessage } from '../../json/error.js';
 
 export const INTERPRETER_CONTEXT_API_VERSION = 'config.karmada.io/v1alpha1';
 export const INTERPRETER_CONTEXT_KIND = 'ResourceInterpreterContext';
@@ -97,7 +98,7 @@ function invalid(detail: string): WebhookResponseError {
 
 /** Karmada's final text for a failed call (spec 2.4 step 6), as the calling controller sees it. */
 export function webhookCallError(hookUid: string, e: unknown, op?: Operation): InterpreterError {
-  const reason = e instanceof WebhookResponseError ? e.reason : `failed to call webhook: ${(e as Error)?.message ?? String(e)}`;
+  const reason = e instanceof WebhookResponseError ? e.reason : `failed to call webhook: ${errorMessage(e)}`;
   return new InterpreterError(`Internal error occurred: failed calling webhook "${hookUid}": ${reason}`, op);
 }
 
@@ -255,7 +256,7 @@ export function verifyInterpreterResponse(op: InterpreterOperation, requestUid: 
       try {
         verifyDependencies(r.dependencies ?? []);
       } catch (e) {
-        throw invalid((e as Error).message);
+        throw invalid(errorMessage(e));
       }
       break;
     case 'ReviseReplica':
@@ -292,7 +293,7 @@ function decodePatch(text: string): WireOp[] {
   try {
     parsed = JSON.parse(text);
   } catch (e) {
-    throw new Error(`invalid JSON patch: ${(e as Error).message}`);
+    throw new Error(`invalid JSON patch: ${errorMessage(e)}`);
   }
   if (!Array.isArray(parsed)) throw new Error(`json: cannot unmarshal ${jsonKind(parsed)} into Go value of type jsonpatch.Patch`);
   return parsed.map((o, i) => {
@@ -349,7 +350,7 @@ function patched(op: Operation, object: KubeObject, r: ResourceInterpreterRespon
     return applyWirePatch(object, decodePatch(decodeBase64(r.patch)));
   } catch (e) {
     if (e instanceof WebhookResponseError) throw e;
-    throw new InterpreterError((e as Error).message, op);
+    throw new InterpreterError(errorMessage(e), op);
   }
 }
 
@@ -376,7 +377,7 @@ export function interpreterResult<O extends InterpreterOperation>(op: O, input: 
     try {
       return f();
     } catch (e) {
-      throw callFailed((e as Error).message);
+      throw callFailed(errorMessage(e));
     }
   };
   let out: unknown;

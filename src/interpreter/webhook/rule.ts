@@ -5,6 +5,7 @@
 import { namedResults, ruleObject, type RuleExecutor } from '../harness.js';
 import { InterpreterError } from '../types.js';
 import { callInterpreterWebhook, type WebhookCaller } from './context.js';
+import { errorMessage } from '../../json/error.js';
 
 /** How `interpret test` names the webhook it calls in errors. */
 export const TEST_HOOK_UID = 'interpret-test/webhook';
@@ -29,7 +30,7 @@ export function webhookRuleExecutor(client: WebhookCaller): RuleExecutor {
         ...(op === 'AggregateStatus' ? { aggregatedStatus: args.statusItems ?? null } : {}),
       });
     } catch (e) {
-      const m = SERVER_FAILURE.exec((e as Error).message);
+      const m = SERVER_FAILURE.exec(errorMessage(e));
       if (m) throw new InterpreterError(m[1] === '404' ? 'rule is not enabled' : m[2]!, op);
       throw e;
     }

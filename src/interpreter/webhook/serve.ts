@@ -22,6 +22,7 @@ import {
   type ResourceInterpreterResponse,
 } from './context.js';
 import { splitApiVersion } from './hooks.js';
+import { errorMessage } from '../../json/error.js';
 
 /** The request as a server sees it: path, Content-Type header and body. */
 export interface ServeInput {
@@ -181,7 +182,7 @@ export async function serveInterpreterContext(input: ServeInput, run: OperationR
   try {
     parsed = JSON.parse(text);
   } catch (e) {
-    return errored(400, `request body is not JSON (${(e as Error).message}); send a ${INTERPRETER_CONTEXT_KIND} of ${INTERPRETER_CONTEXT_API_VERSION}`, '', 'malformed');
+    return errored(400, `request body is not JSON (${errorMessage(e)}); send a ${INTERPRETER_CONTEXT_KIND} of ${INTERPRETER_CONTEXT_API_VERSION}`, '', 'malformed');
   }
   const request = isObject(parsed) ? parsed.request : undefined;
   if (!isObject(request)) return errored(400, `request body is not a ${INTERPRETER_CONTEXT_KIND} with a request; send a ${INTERPRETER_CONTEXT_KIND} of ${INTERPRETER_CONTEXT_API_VERSION}`, '', 'malformed');
@@ -208,7 +209,7 @@ export async function serveInterpreterContext(input: ServeInput, run: OperationR
   } catch (e) {
     // Not implemented for this kind is the client's mistake (its rules name a kind we do not know).
     const notEnabled = e instanceof InterpreterError && e.message === 'rule is not enabled';
-    const message = notEnabled ? `no ResourceInterpreterCustomization or built-in interpreter implements ${operation} for ${gvkString(gvkOf(served.object))}` : (e as Error).message;
+    const message = notEnabled ? `no ResourceInterpreterCustomization or built-in interpreter implements ${operation} for ${gvkString(gvkOf(served.object))}` : errorMessage(e);
     return { ...errored(notEnabled ? 404 : 500, message, uid), ...described };
   }
   const body = {

@@ -7,6 +7,7 @@
 import { Agent, request } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { callFailed, type ResourceInterpreterContext, type WebhookCaller } from './context.js';
+import { errorMessage } from '../../json/error.js';
 
 /** Karmada documents 10 s but sets no deadline; a hanging hook would block a worker for ever. */
 export const DEFAULT_WEBHOOK_TIMEOUT_SECONDS = 10;
@@ -143,7 +144,7 @@ export function createWebhookClient(cfg: WebhookClientConfig): WebhookClient {
           try {
             parsed = JSON.parse(text);
           } catch (e) {
-            return fail(`the answer is not JSON: ${(e as Error).message}`);
+            return fail(`the answer is not JSON: ${errorMessage(e)}`);
           }
           settled = true;
           clearTimeout(timer);
