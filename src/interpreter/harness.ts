@@ -19,6 +19,7 @@ import {
   type Operation,
   type ReplicaResult,
 } from './types.js';
+import { errorMessage } from '../json/error.js';
 
 export interface TestCase {
   name?: string;
@@ -167,7 +168,7 @@ export async function runTestCaseWith(exec: RuleExecutor, tc: TestCase): Promise
 }
 
 function judgeError(tc: TestCase, e: unknown): CaseResult {
-  const msg = (e as Error).message;
+  const msg = errorMessage(e);
   if (tc.error !== undefined) {
     if (msg.trimEnd() === String(tc.error).trimEnd()) return { ok: true };
     return { ok: false, detail: `expected error:\n  ${String(tc.error).trimEnd()}\ngot error:\n  ${msg.trimEnd()}` };

@@ -39,6 +39,7 @@ import {
   type ReplicaResult,
   type RIC,
 } from './types.js';
+import { errorMessage } from '../json/error.js';
 
 /** 'library': `--interpreters` trees (third-party); 'health-check': `--health-checks` trees (InterpretHealth only). */
 export type Layer = 'customization' | 'library' | 'health-check' | 'builtin' | 'native';
@@ -311,7 +312,7 @@ export function createInterpreter(opts: InterpreterOptions = {}): Interpreter {
         const r = argoHealth(obj);
         return r.message ? { health: mapArgoHealth(r.status), message: r.message } : { health: mapArgoHealth(r.status) };
       } catch (e) {
-        return { health: 'Unknown', error: (e as Error).message };
+        return { health: 'Unknown', error: errorMessage(e) };
       }
     },
     getDependencies(obj) {

@@ -25,6 +25,7 @@ import type { CallFailure, CallOutcome, InterpreterPool } from './pool.js';
 import { ricName, scriptOf, targetOf, TYPED_OUTPUT_ANNOTATION } from './ric.js';
 import { gvkKey, gvkOf, InterpreterError, type GVK, type Operation, type ReplicaResult, type RIC } from './types.js';
 import type { WorkerMethod } from './worker-protocol.js';
+import { errorMessage } from '../json/error.js';
 
 /** A call running in a worker: the reconcile that asked is retried once it settles. */
 export class InterpreterPendingError extends Error {
@@ -324,7 +325,7 @@ export function createPooledInterpreter(opts: PooledInterpreterOptions): PooledI
         return call('healthDetail', obj, [obj], ref) as ReturnType<NonNullable<Port['healthDetail']>>;
       } catch (e) {
         if (e instanceof InterpreterPendingError) throw e;
-        return { health: 'Unknown', error: (e as Error).message };
+        return { health: 'Unknown', error: errorMessage(e) };
       }
     },
     aggregateStatus(obj, items) {

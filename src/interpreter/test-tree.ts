@@ -15,6 +15,7 @@ import { runTestCase, toTestCase, type CaseResult, type TestCase } from './harne
 import { createInterpreter, type Interpreter } from './interpreter.js';
 import { ricName, targetOf } from './ric.js';
 import { parseOperation, type RIC } from './types.js';
+import { errorMessage } from '../json/error.js';
 
 export interface TreeResult {
   passed: number;
@@ -71,7 +72,7 @@ function* treeCases(root: string, opts: TreeOptions, layoutFailed: (line: string
       if (userMode) rics = loadCustomizationFiles([ricFile]);
     } catch (e) {
       // One unreadable or unparsable file is a failed case; the run goes on to the summary.
-      layoutFailed(`FAIL ${rel}: ${ricFile}\n    ${(e as Error).message}`);
+      layoutFailed(`FAIL ${rel}: ${ricFile}\n    ${errorMessage(e)}`);
       continue;
     }
     const labels = userMode ? rics.map(ricName) : ['builtin'];
@@ -94,7 +95,7 @@ function* treeCases(root: string, opts: TreeOptions, layoutFailed: (line: string
       try {
         docs = parseDocuments(readFileSync(file, 'utf8'), file, { duplicateKeys: 'last-wins' });
       } catch (e) {
-        layoutFailed(`FAIL ${rel}: ${file}\n    ${(e as Error).message}`);
+        layoutFailed(`FAIL ${rel}: ${file}\n    ${errorMessage(e)}`);
         continue;
       }
       for (const doc of docs) {

@@ -4,6 +4,7 @@ import { createLogger, isLevel, isLogFormat, logFormatError } from '../../runtim
 import { serveUntilSignal } from '../serve.js';
 import { loadKubeConfig } from '../kubeconfig.js';
 import { logLevelFor } from '../verbosity.js';
+import { errorMessage } from '../../json/error.js';
 
 interface ControllerFlags extends CoreFlags, InterpreterLibraryFlags {
   kubeconfig?: string;
@@ -344,6 +345,6 @@ async function startAggregatedApiserver(flags: ControllerFlags, kc: import('@kub
     return served;
   } catch (e) {
     // the server's errors name the apiserver command's flags; here they have the prefix
-    throw new Error((e as Error).message.replace(/--tls-cert-file/g, '--aggregated-apiserver-cert-file').replace(/--tls-private-key-file/g, '--aggregated-apiserver-key-file'));
+    throw new Error(errorMessage(e).replace(/--tls-cert-file/g, '--aggregated-apiserver-cert-file').replace(/--tls-private-key-file/g, '--aggregated-apiserver-key-file'));
   }
 }

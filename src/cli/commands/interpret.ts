@@ -14,6 +14,7 @@ import { registerInterpretServe, runWebhookTests } from './interpret-serve.js';
 import { isHealthCheckInput, runHealthCheckFile } from './interpret-health.js';
 import { addInterpreterLibraryFlags, interpreterLibrariesFromFlags, type InterpreterLibraryFlags } from '../core-flags.js';
 import { gvkString, OPERATIONS, parseOperation, unsupportedOperationMessage, type AggregatedStatusItem, type KubeObject, type RIC } from '../../interpreter/types.js';
+import { errorMessage } from '../../json/error.js';
 
 const HELP = `
 Run and test the Lua scripts of ResourceInterpreterCustomizations (RICs) exactly as Karmada would.
@@ -144,7 +145,7 @@ function runExecute(opts: InterpretOptions): number {
       r = runHealthCheckFile(opts.filename ?? [], { observed, operation: opts.operation, budgetMs: parseBudget(opts.budgetMs) });
     } catch (e) {
       if (e instanceof InputError) throw e;
-      err(`Execute InterpretHealth error: ${(e as Error).message.trimEnd()}\n`);
+      err(`Execute InterpretHealth error: ${errorMessage(e).trimEnd()}\n`);
       return 1;
     }
     const output = parseOutput(opts.output, EXECUTE_OUTPUTS);
