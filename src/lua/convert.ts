@@ -33,6 +33,32 @@ export interface LazyInfo {
   /** Keys already copied into the table; a later `__index` for one of them means the script deleted it. */
   seen: Set<string> | null;
   full: boolean;
+  /** The reusable argument this table belongs to (ConvertedArgs), or null. */
+  tree: Tree | null;
+  /** The tables copied in so far (objects and arrays), which a reuse checks against the JS object. */
+  kids: Kid[] | null;
+}
+
+/** An array converted inside a reusable argument: what it was built from, to see a later change in place. */
+interface ArrayNode {
+  obj: readonly unknown[];
+  snap: readonly unknown[];
+  kids: Kid[] | null;
+}
+
+interface Kid {
+  key: string | number;
+  node: LazyInfo | ArrayNode;
+}
+
+/** One converted argument kept for the next call with the same JS object. */
+interface Tree {
+  /** A raw write (the script's, or a materialize for pairs) touched one of its tables. */
+  dirty: boolean;
+  /** Pushed for the running call: the same object twice in one call gets a second, separate table. */
+  inUse: boolean;
+  table: object;
+  root: LazyInfo;
 }
 
 /**
@@ -40,6 +66,10 @@ export interface LazyInfo {
  * field read (and the ephemeron work it adds to every GC) costs more than the rest of the read.
  */
 const LAZY = fengariModule.TABLE_SOURCE;
+const TREE = fengariModule.TABLE_TREE;
+const treeWrites = fengariModule.treeWrites;
+/** The reusable argument whose tables pushJs is building (null: an ordinary conversion). */
+let buildingTree: Tree | null = null;
 export const lazyTables = {
   get(t: object): LazyInfo | undefined {
     return (t as Record<string, LazyInfo | undefined>)[LAZY];
@@ -131,12 +161,40 @@ function lazyIndex(L: LuaState): number {
   }
   if (seen === null) info.seen = new Set([key]);
   else seen.add(key);
-  pushJs(L, v);
+  const tree = info.tree;
+  if (tree === null) pushJs(L, v);
+  else {
+    const outer = buildingTree;
+    buildingTree = tree;
+    try {
+      pushJs(L, v);
+    } finally {
+      buildingTree = outer;
+    }
+    addKid(info, key, stackValue(L, -1).value);
+  }
   lua.lua_pushvalue(L, 2);
   lua.lua_pushvalue(L, -2);
-  lua.lua_rawset(L, 1);
+  treeWrites.internal = true;
+  try {
+    lua.lua_rawset(L, 1);
+  } finally {
+    treeWrites.internal = false;
+  }
   return 1;
 }
+
+/** Records a table just built for `parent` (a lazy object or an array) inside a reusable argument. */
+function addKid(parent: LazyInfo | ArrayNode, key: string | number, table: Any): void {
+  const node: LazyInfo | ArrayNode | undefined = lazyTables.get(table) ?? (table as Record<string, ArrayNode | undefined>)[ARRAY_NODE];
+  if (node === undefined) return;
+  const kid: Kid = { key, node };
+  if (parent.kids === null) parent.kids = [kid];
+  else parent.kids.push(kid);
+}
+
+/** Where an array table built inside a reusable argument keeps its ArrayNode. */
+const ARRAY_NODE = fengariModule.TABLE_ARRAY;
 
 /**
  * lazyIndex's answer given straight into the result slot, for scalars, deleted fields and objects: a
@@ -174,10 +232,23 @@ function lazyFastRead(L: LuaState, t: Any, key: Any, res: Any): boolean {
       const parent = t.value;
       if (meta === undefined || parent.metatable !== meta) return false;
       const child = ltable.luaH_new(L);
-      lazyTables.set(child, { obj: v as Record<string, unknown>, seen: null, full: false });
+      const tree = info.tree;
+      const childInfo: LazyInfo = { obj: v as Record<string, unknown>, seen: null, full: false, tree, kids: null };
+      lazyTables.set(child, childInfo);
       child.metatable = meta;
       const tv = new TValue(lua.LUA_TTABLE, child);
-      ltable.luaH_setfrom(L, parent, key, tv);
+      if (tree !== null) {
+        child[TREE] = tree;
+        const kid: Kid = { key: k, node: childInfo };
+        if (info.kids === null) info.kids = [kid];
+        else info.kids.push(kid);
+        treeWrites.internal = true;
+        try {
+          ltable.luaH_setfrom(L, parent, key, tv);
+        } finally {
+          treeWrites.internal = false;
+        }
+      } else ltable.luaH_setfrom(L, parent, key, tv);
       parent.flags = 0;
       if (info.seen === null) info.seen = new Set([k]);
       else info.seen.add(k);
@@ -196,6 +267,8 @@ export function materialize(L: LuaState, idx: number): void {
   const info = lazyTables.get(t);
   if (!info || info.full) return;
   const abs = idx > 0 ? idx : lua.lua_gettop(L) + idx + 1;
+  // The raw copies of scalars would go stale when the JS object changes: not reused after this call.
+  if (info.tree !== null) info.tree.dirty = true;
   for (const key of Object.keys(info.obj)) {
     const v = info.obj[key];
     if (v === null || v === undefined || info.seen?.has(key)) continue;
@@ -231,6 +304,11 @@ export function pushJs(L: LuaState, v: unknown): void {
         // Each nesting level holds a few stack slots; deep documents need room beyond LUA_MINSTACK.
         lua.lua_checkstack(L, 4);
         lua.lua_createtable(L, v.length, 0);
+        const tree = buildingTree;
+        if (tree !== null) {
+          pushTreeArray(L, v, tree);
+          return;
+        }
         let n = 0;
         for (const el of v) {
           if (el === null || el === undefined) continue;
@@ -246,12 +324,113 @@ export function pushJs(L: LuaState, v: unknown): void {
   }
 }
 
+/** The array table on top of the stack gets `v`'s elements, as part of a reusable argument. */
+function pushTreeArray(L: LuaState, v: readonly unknown[], tree: Tree): void {
+  const table = stackValue(L, -1).value;
+  const node: ArrayNode = { obj: v, snap: v.slice(), kids: null };
+  table[ARRAY_NODE] = node;
+  table[TREE] = tree;
+  let n = 0;
+  for (const el of v) {
+    if (el === null || el === undefined) continue;
+    pushJs(L, el);
+    if (typeof el === 'object') addKid(node, n, stackValue(L, -1).value);
+    treeWrites.internal = true;
+    try {
+      lua.lua_rawseti(L, -2, ++n);
+    } finally {
+      treeWrites.internal = false;
+    }
+  }
+}
+
 function pushLazyObject(L: LuaState, obj: Record<string, unknown>): void {
   lua.lua_checkstack(L, 4);
   lua.lua_createtable(L, 0, 0);
-  lazyTables.set(stackValue(L, -1).value, { obj, seen: null, full: false });
+  const table = stackValue(L, -1).value;
+  const tree = buildingTree;
+  lazyTables.set(table, { obj, seen: null, full: false, tree, kids: null });
+  if (tree !== null) table[TREE] = tree;
   lua.lua_rawgeti(L, lua.LUA_REGISTRYINDEX, perStateMeta.get(L.l_G));
   lua.lua_setmetatable(L, -2);
+}
+
+/**
+ * Converted arguments kept across calls, by JS object: a script that only reads its argument leaves
+ * the Lua tables as a fresh conversion would be once read, so the next call with the same object reuses
+ * them instead of building the tables again. Reused only while (1) no raw write touched any of its
+ * tables (the script's assignments, table.insert, a materialize for pairs/next: see TABLE_TREE), and
+ * (2) every table copied in still matches the JS object: the same child objects under the same keys,
+ * arrays with the same elements. Scalars are never stored in lazy tables, so they are read fresh.
+ * Only the last `max` objects are kept (a controller's thousands of cached objects would otherwise each
+ * hold their tables): the calls of one reconcile, or a loop over one object, find theirs.
+ */
+export class ConvertedArgs {
+  private readonly trees = new Map<object, Tree>();
+  private readonly used: Tree[] = [];
+  constructor(private readonly max = 64) {}
+
+  /** Pushes `v` as pushJs does, reusing a clean earlier conversion of the same object. */
+  push(L: LuaState, v: unknown): void {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+      pushJs(L, v);
+      return;
+    }
+    const obj = v as Record<string, unknown>;
+    const old = this.trees.get(obj);
+    if (old !== undefined && !old.dirty && !old.inUse && nodeMatches(old.root)) {
+      lua.lua_checkstack(L, 4);
+      L.stack[L.top++] = new TValue(lua.LUA_TTABLE, old.table);
+      old.inUse = true;
+      this.used.push(old);
+      return;
+    }
+    const tree: Tree = { dirty: false, inUse: true, table: null as unknown as object, root: null as unknown as LazyInfo };
+    buildingTree = tree;
+    try {
+      pushLazyObject(L, obj);
+    } finally {
+      buildingTree = null;
+    }
+    tree.table = stackValue(L, -1).value;
+    tree.root = lazyTables.get(tree.table)!;
+    // An object already pushed in this call keeps its first tree; the second stays this call's own.
+    if (old === undefined || !old.inUse) {
+      if (old !== undefined) this.trees.delete(obj);
+      this.trees.set(obj, tree);
+      if (this.trees.size > this.max) this.trees.delete(this.trees.keys().next().value as object);
+    }
+    this.used.push(tree);
+  }
+
+  /** Ends a call: what it used is free again; a tree it wrote to is forgotten. */
+  release(): void {
+    // Only the converter's own stores set this, each undoing it; a call ends with it off whatever threw.
+    treeWrites.internal = false;
+    for (const t of this.used) {
+      t.inUse = false;
+      if (t.dirty && this.trees.get(t.root.obj) === t) this.trees.delete(t.root.obj);
+    }
+    this.used.length = 0;
+  }
+}
+
+function nodeMatches(node: LazyInfo | ArrayNode): boolean {
+  const src = node.obj as Record<string | number, unknown>;
+  if ('snap' in node) {
+    const snap = node.snap;
+    if (node.obj.length !== snap.length) return false;
+    for (let i = 0; i < snap.length; i++) if (node.obj[i] !== snap[i]) return false;
+  } else if (node.full) return false;
+  const kids = node.kids;
+  if (kids === null) return true;
+  for (let i = 0; i < kids.length; i++) {
+    const kid = kids[i]!;
+    if ('snap' in node) {
+      if (!nodeMatches(kid.node)) return false;
+    } else if (src[kid.key] !== kid.node.obj || !nodeMatches(kid.node)) return false;
+  }
+  return true;
 }
 
 /** Pushes a value eagerly (no lazy tables): for library results the script may iterate freely. */

@@ -117,6 +117,16 @@ let patched = false;
 export const TABLE_SOURCE = '__karmadaLiteLazy';
 
 /**
+ * The property of a fengari Table that names the converted argument it belongs to (convert.ts reuses a
+ * converted argument across calls while nothing wrote to it): every raw write to such a table marks the
+ * tree dirty, unless the converter itself is storing what it fetched (`treeWrites.internal`).
+ */
+export const TABLE_TREE = '__karmadaLiteTree';
+export const treeWrites = { internal: false };
+/** The property of a fengari Table that holds what an array table in such a tree was built from. */
+export const TABLE_ARRAY = '__karmadaLiteArray';
+
+/**
  * A JS `__index` function whose common answers can be given without a Lua call frame: `read(L, table,
  * key, result)` (TValues) stores the answer and returns true, or returns false to have the function called as
  * usual. The answer must be the one the call would give; no Lua code runs in between, so instruction
@@ -321,6 +331,8 @@ export function installPatches(): void {
   ltable.luaH_new = (L: Any) => {
     const t = origNew(L);
     t[TABLE_SOURCE] = undefined;
+    t[TABLE_TREE] = undefined;
+    t[TABLE_ARRAY] = undefined;
     return t;
   };
 
@@ -343,6 +355,8 @@ export function installPatches(): void {
   };
   const origSetfrom = ltable.luaH_setfrom;
   ltable.luaH_setfrom = (L: Any, t: Any, key: Any, value: Any) => {
+    const tree = t[TABLE_TREE];
+    if (tree !== undefined && !treeWrites.internal) tree.dirty = true;
     if (value.ttisnil()) return origSetfrom(L, t, key, value);
     const kt = key.type;
     let hash: unknown;
@@ -361,6 +375,8 @@ export function installPatches(): void {
   };
   const origSetint = ltable.luaH_setint;
   ltable.luaH_setint = (t: Any, key: number, value: Any) => {
+    const tree = t[TABLE_TREE];
+    if (tree !== undefined && !treeWrites.internal) tree.dirty = true;
     if (value.ttisnil()) return origSetint(t, key, value);
     const e = t.strong.get(key);
     if (e) e.value.setfrom(value);

@@ -11,11 +11,14 @@
  *   instructions whose cost grows with their operands. An abort is a JS exception (LuaAbort) that
  *   unwinds straight to this sandbox's own protected call: no pcall, xpcall or message handler in the
  *   script gets control again, and hooks run inside message handlers like anywhere else.
+ * - Arguments: an object passed again (the calls of one reconcile, a loop over one object) reuses the
+ *   Lua tables an earlier call built for it while no write touched them and the object still matches
+ *   them (convert.ts ConvertedArgs).
  * - Memory: strings are counted as they are built; heap and external memory are sampled in the hook.
  *   The state is not re-entrant and keeps serving after any failure.
  */
 import { getHeapStatistics } from 'node:v8';
-import { installLazyMeta, pushJs } from './convert.js';
+import { ConvertedArgs, installLazyMeta } from './convert.js';
 import {
   fengariInternals,
   installPatches,
@@ -140,6 +143,8 @@ export class LuaSandbox {
   private readonly L: LuaState;
   private readonly libs: Libraries;
   private readonly cache = new Map<string, Compiled | string>();
+  /** Arguments converted by earlier calls, reused while unchanged (convert.ts). */
+  private readonly args = new ConvertedArgs();
   private readonly maxCached: number;
   private call: CallState | null = null;
   private calls = 0;
@@ -353,7 +358,7 @@ export class LuaSandbox {
       if (typeof pushArgs === 'function') nargs = pushArgs(L);
       else {
         // Arguments as decoded JSON (lazy tables): callers need no closure per call.
-        for (let i = 0; i < pushArgs.length; i++) pushJs(L, pushArgs[i]);
+        for (let i = 0; i < pushArgs.length; i++) this.args.push(L, pushArgs[i]);
         nargs = pushArgs.length;
       }
       if (lua.lua_pcall(L, nargs, nresults, 0) !== lua.LUA_OK) throw this.failure();
@@ -369,6 +374,7 @@ export class LuaSandbox {
       throw e;
     } finally {
       setRunning(null, null);
+      this.args.release();
       this.cleanup(reuseEnv);
       this.call = null;
       if (++this.calls % STACK_RESET_EVERY === 0) this.resetStack();
