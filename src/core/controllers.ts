@@ -37,6 +37,7 @@ import { POLICY, reconcilePolicy } from './policy.js';
 import { isBindingChange, isChangeOf, isPolicyChange, type ControllerSpec, type CoreOptions, type ObjectChange, type ObjectReader } from './ports.js';
 import { SCHEDULER, reconcileSchedule } from './scheduling.js';
 import { BINDING_STATUS, reconcileBindingStatus, reconcileWorkStatus, WORK_STATUS } from './status.js';
+import { forExecutedClusters } from './pull-cluster.js';
 import { noExecuteEvictionMode, reconcileTaintManager, TAINT_MANAGER, taintEvictionApplies, type NoExecuteEvictionMode } from './taint-manager.js';
 import { taintsOf } from './taint.js';
 import { reconcileWorkloadRebalancer, WORKLOAD_REBALANCER_CONTROLLER, workloadRebalancerKeys } from './workload-rebalancer.js';
@@ -279,7 +280,7 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
     {
       name: EXECUTION,
       watches: (t, cluster) => cluster !== undefined || is(t, WORK) || is(t, CLUSTER),
-      reconcile: reconcileWork,
+      reconcile: forExecutedClusters(reconcileWork),
       keysFor(c, reader) {
         if (c.cluster !== undefined) {
           if (c.object.metadata.labels?.[ManagedLabel] !== ManagedLabelValue) return [];
@@ -298,7 +299,7 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
     {
       name: WORK_STATUS,
       watches: (t, cluster) => cluster !== undefined || is(t, WORK) || is(t, CLUSTER),
-      reconcile: reconcileWorkStatus,
+      reconcile: forExecutedClusters(reconcileWorkStatus),
       keysFor(c, reader) {
         if (c.cluster !== undefined) {
           const k = workKeyOfMember(c.object);

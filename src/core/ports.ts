@@ -225,6 +225,11 @@ export interface CoreOptions {
   statefulFailoverInjection?: boolean;
   /** `--controllers`: which of the core's controllers run (`*`, names, `-name` to leave one out). Default all. */
   controllers?: readonly string[];
+  /**
+   * Whose Works the execution and work-status controllers take: 'Push' on the control plane (a Pull
+   * cluster's agent executes its own), 'Pull' in `karmada-lite agent`. Unset: every cluster's (plan, embedded).
+   */
+  executionSyncMode?: 'Push' | 'Pull';
   /** `--descheduling-interval`, seconds: how often the descheduler looks again at a binding with replicas not ready. Default 120. */
   deschedulingIntervalSeconds?: number;
   /** `--unschedulable-threshold`, seconds: how long a replica stays unschedulable before the descheduler takes it away. Default 300. */
