@@ -1,25 +1,52 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
-import { registerValidate } from './commands/validate.js';
-import { registerCrds } from './commands/crds.js';
-import { registerInterpret } from './commands/interpret.js';
-import { registerWebhook } from './commands/webhook.js';
-import { registerApiserver } from './commands/apiserver.js';
-import { registerPlan } from './commands/plan.js';
-import { registerController } from './commands/controller.js';
-import { registerSimulate } from './commands/simulate.js';
-import { registerVersion } from './commands/version.js';
-import { registerCompletion } from './commands/completion.js';
-import { registerDescribe } from './commands/describe.js';
-import { registerGet } from './commands/get.js';
-import { registerLogs } from './commands/logs.js';
-import { registerExec } from './commands/exec.js';
 import { addVerbosityFlag } from './verbosity.js';
+
+type Register = (program: Command) => void;
+
+/**
+ * Every command, in the order --help lists them: its name and the loader of the module that registers it.
+ * A run loads only the module of the command it names (`karmada-lite webhook` never loads the controller's
+ * client-node or the interpreters' fengari); --help, `help`, completion and a mistyped command load them
+ * all, so the tree they walk is the whole one. A new command is one line here.
+ */
+export const COMMANDS: ReadonlyArray<readonly [name: string, load: () => Promise<Register>, needs?: 'every command']> = [
+  ['validate', async () => (await import('./commands/validate.js')).registerValidate],
+  ['crds', async () => (await import('./commands/crds.js')).registerCrds],
+  ['interpret', async () => (await import('./commands/interpret.js')).registerInterpret],
+  ['webhook', async () => (await import('./commands/webhook.js')).registerWebhook],
+  ['apiserver', async () => (await import('./commands/apiserver.js')).registerApiserver],
+  ['plan', async () => (await import('./commands/plan.js')).registerPlan],
+  ['controller', async () => (await import('./commands/controller.js')).registerController],
+  ['simulate', async () => (await import('./commands/simulate.js')).registerSimulate],
+  ['get', async () => (await import('./commands/get.js')).registerGet],
+  ['describe', async () => (await import('./commands/describe.js')).registerDescribe],
+  ['logs', async () => (await import('./commands/logs.js')).registerLogs],
+  ['exec', async () => (await import('./commands/exec.js')).registerExec],
+  ['version', async () => (await import('./commands/version.js')).registerVersion],
+  ['completion', async () => (await import('./commands/completion.js')).registerCompletion, 'every command'],
+];
+
+/**
+ * The commands a run of `argv` needs: the one its first word names, or every command when it names none
+ * (`--help`, `--version` alone, `help webhook`, a typo commander should suggest a fix for) or names one
+ * that walks the whole tree (completion).
+ */
+export function commandsFor(argv: readonly string[]): typeof COMMANDS {
+  let word: string | undefined;
+  for (let i = 0; i < argv.length && word === undefined; i++) {
+    if (argv[i] === '-v' || argv[i] === '--v') i++; // -v's level is the next word, not a command
+    else if (!argv[i].startsWith('-')) word = argv[i];
+  }
+  if (word === undefined && argv.includes('--version')) return []; // the version needs no command
+  const named = COMMANDS.find(([name]) => name === word);
+  return named && !named[2] ? [named] : COMMANDS;
+}
 
 // Exit codes scripts can rely on: 0 success, 1 the input is invalid / a check failed, 2 usage error or
 // unreadable input. Commander's own parse errors therefore exit 2, not its default 1: every command of the
 // tree throws them (exitOverride) to main(), which also maps an InputError thrown by an action to 2.
-export function buildProgram(): Command {
+export async function buildProgram(argv: readonly string[] = []): Promise<Command> {
   const program = new Command('karmada-lite')
     .description('A Karmada-compatible multi-cluster policy engine: the same YAML as Karmada, linted, planned and reconciled.')
     .addHelpText(
@@ -38,20 +65,7 @@ Exit status: 0 success, 1 invalid input or a failed check, 2 usage error or unre
     // Every command's --help lists -v too: it works on all of them. Set before the commands inherit the settings.
     .configureHelp({ showGlobalOptions: true });
   addVerbosityFlag(program);
-  registerValidate(program);
-  registerCrds(program);
-  registerInterpret(program);
-  registerWebhook(program);
-  registerApiserver(program);
-  registerPlan(program);
-  registerController(program);
-  registerSimulate(program);
-  registerGet(program);
-  registerDescribe(program);
-  registerLogs(program);
-  registerExec(program);
-  registerVersion(program);
-  registerCompletion(program);
+  for (const register of await Promise.all(commandsFor(argv).map(([, load]) => load()))) register(program);
   const conventions = (cmd: Command) => {
     cmd.exitOverride().showHelpAfterError('(run with --help for usage)');
     cmd.commands.forEach(conventions);
@@ -71,7 +85,7 @@ export async function main(argv: string[]): Promise<number> {
       throw err;
     });
   }
-  const program = buildProgram();
+  const program = await buildProgram(argv);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : 0;

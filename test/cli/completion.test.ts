@@ -25,8 +25,11 @@ function complete(script: string, words: string[]): string[] {
   return r.stdout.split('\n').filter(Boolean).sort();
 }
 
+// The whole tree, as `completion` itself builds it.
+const fullProgram = await buildProgram(['completion']);
+
 describe('completion bash', () => {
-  const script = completionScript(buildProgram(), 'bash');
+  const script = completionScript(fullProgram, 'bash');
 
   it('completes subcommands', () => {
     expect(complete(script, ['karmada-lite', 'c'])).toEqual(['completion', 'controller', 'crds']);
@@ -37,7 +40,7 @@ describe('completion bash', () => {
     const flags = complete(script, ['karmada-lite', 'crds', '-']);
     expect(flags).toEqual(expect.arrayContaining(['-o', '--output', '-v', '--v', '-h', '--help']));
     expect(flags).not.toContain('--kubeconfig');
-    expect(complete(script, ['karmada-lite', 'controller', '--kube'])).toEqual(['--kubeconfig']);
+    expect(complete(script, ['karmada-lite', 'controller', '--kubec'])).toEqual(['--kubeconfig']);
   });
 
   it('completes the values of -o for the command typed', () => {
@@ -67,14 +70,14 @@ describe('completion bash', () => {
 
 describe('completion zsh and fish', () => {
   it('zsh runs the same completion through bashcompinit', () => {
-    const zsh = completionScript(buildProgram(), 'zsh');
+    const zsh = completionScript(fullProgram, 'zsh');
     expect(zsh.split('\n')[0]).toBe('#compdef karmada-lite');
     expect(zsh).toContain('bashcompinit');
     expect(zsh).toContain('complete -F _karmada_lite karmada-lite');
   });
 
   it('fish lists every subcommand and the -o values per command', () => {
-    const fish = completionScript(buildProgram(), 'fish');
+    const fish = completionScript(fullProgram, 'fish');
     for (const sub of ['validate', 'plan', 'interpret', 'crds', 'controller', 'webhook', 'version', 'completion']) {
       expect(fish).toMatch(new RegExp(`-a '${sub}' -d `));
     }

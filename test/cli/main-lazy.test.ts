@@ -1,0 +1,34 @@
+import { build } from 'esbuild';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { COMMANDS, commandsFor } from '../../src/cli/main.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** The modules a command's registration pulls in statically: what its run loads before it does anything. */
+async function staticInputs(entry: string): Promise<string[]> {
+  const r = await build({ entryPoints: [path.join(root, entry)], bundle: true, platform: 'node', format: 'esm', write: false, metafile: true, logLevel: 'silent', splitting: true, outdir: '/tmp/unused' });
+  // Only the entry chunk: what dynamic import() brings lives in other chunks, loaded when an action asks.
+  const [, out] = Object.entries(r.metafile!.outputs).find(([, o]) => o.entryPoint !== undefined)!;
+  return Object.keys(out.inputs);
+}
+
+describe('commands load lazily', () => {
+  it('a run loads the module of the command it names, every module only for help and completion', () => {
+    expect(commandsFor(['webhook', '--cert-file', 'x']).map(([n]) => n)).toEqual(['webhook']);
+    expect(commandsFor(['-v', '4', 'plan', '-f', 'x']).map(([n]) => n)).toEqual(['plan']);
+    expect(commandsFor(['--version'])).toEqual([]);
+    expect(commandsFor(['--help'])).toBe(COMMANDS);
+    expect(commandsFor(['completion', 'bash'])).toBe(COMMANDS);
+    expect(commandsFor(['wbhook'])).toBe(COMMANDS);
+  });
+
+  it('webhook and validate load neither client-node nor the controller', async () => {
+    for (const entry of ['src/cli/commands/webhook.ts', 'src/cli/commands/validate.ts']) {
+      const inputs = await staticInputs(entry);
+      expect(inputs.some((i) => i.includes('src/cli/commands/'))).toBe(true);
+      expect(inputs.filter((i) => i.includes('@kubernetes/client-node') || i.includes('src/kube/controller'))).toEqual([]);
+    }
+  });
+});
