@@ -14,9 +14,12 @@ const LAYERS = [
   ['interpreter'],
   ['runtime'],
   ['store'],
+  // The fleet report's model and page (plan -o html, the dashboard): pure, over the plan's results.
+  ['report'],
   ['kube', 'webhook', 'simulate'],
-  // the aggregated apiserver uses kube's REST client and member credentials; karmada-search mounts on it
-  ['apiserver'],
+  // the aggregated apiserver uses kube's REST client and member credentials; karmada-search mounts on it.
+  // The dashboard serves the report's page from the controller's caches (kube's KubeStore).
+  ['apiserver', 'dashboard'],
   ['search'],
   ['cli'],
 ];

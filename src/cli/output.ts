@@ -9,7 +9,7 @@ import { stringify } from 'yaml';
 import { InputError } from '../io/documents.js';
 import { executeJsonPath, JsonPathError, parseJsonPathTemplate, printJsonPathValue, selectJsonPath, type JsonPathTemplate } from './jsonpath.js';
 
-export type OutputName = 'json' | 'yaml' | 'name' | 'wide' | 'table' | 'text' | 'jsonpath' | 'custom-columns';
+export type OutputName = 'json' | 'yaml' | 'name' | 'wide' | 'table' | 'text' | 'html' | 'jsonpath' | 'custom-columns';
 
 export type Output =
   | { format: Exclude<OutputName, 'jsonpath' | 'custom-columns'> }
@@ -137,6 +137,7 @@ export function printObjects<T extends KubeObject>(objects: readonly T[], out: O
       if (!opts.columns) throw new InputError(`--output ${out.format} is not available here`);
       return printTable(objects, opts.columns, out.format === 'wide');
     case 'text':
-      throw new InputError('--output text is printed by the command itself');
+    case 'html':
+      throw new InputError(`--output ${out.format} is printed by the command itself`);
   }
 }

@@ -53,7 +53,7 @@ export function savedPlan(docs: readonly SourceDocument[]): PlanResult | undefin
   return o as unknown as PlanResult;
 }
 
-function comparable(m: KObject | undefined): KObject | undefined {
+export function comparable(m: KObject | undefined): KObject | undefined {
   if (!m) return undefined;
   const out = withoutServerStamps(m);
   const drop = (v: Record<string, string> | undefined, keys: readonly string[]) => {
@@ -90,7 +90,7 @@ function flatten(v: unknown, path: string, out: Map<string, unknown>): Map<strin
   return out;
 }
 
-function fieldChanges(before: KObject | undefined, after: KObject | undefined): FieldChange[] {
+export function fieldChanges(before: KObject | undefined, after: KObject | undefined): FieldChange[] {
   const a = flatten(before ?? {}, '', new Map());
   const b = flatten(after ?? {}, '', new Map());
   const out: FieldChange[] = [];

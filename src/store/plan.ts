@@ -289,29 +289,29 @@ function ordered(o: KObject): KObject {
   return out as KObject;
 }
 
+/** A Work as the plan reports it: its cluster, binding, dispatch state, conditions, manifest and the overrides that made it. */
+export function workSummary(w: KObject): WorkSummary {
+  const a = w.metadata.annotations ?? {};
+  const binding = a[ResourceBindingNameAnnotation] ? `${a[ResourceBindingNamespaceAnnotation]}/${a[ResourceBindingNameAnnotation]}` : (a[ClusterResourceBindingAnnotation] ?? '');
+  return {
+    cluster: getClusterName(w.metadata.namespace!),
+    namespace: w.metadata.namespace!,
+    name: w.metadata.name!,
+    binding,
+    dispatch: w.spec?.suspendDispatching ? 'suspended' : 'dispatched',
+    preserveResourcesOnDeletion: w.spec?.preserveResourcesOnDeletion === true,
+    conditions: (w.status?.conditions ?? []) as Condition[],
+    manifest: (w.spec?.workload?.manifests ?? []).map(ordered)[0] as KObject | undefined,
+    overrides: appliedOverrides(w),
+  };
+}
+
 function collect(cp: ControlPlane, stats: RunStats, warnings: string[], skipped: readonly RegExp[]): PlanResult {
   const store = cp.store;
   const sortKey = (o: KObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
   const byName = (a: KObject, b: KObject) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0);
   const bindings = [...store.list(RB), ...store.list(CRB)].sort(byName);
-  const works: WorkSummary[] = store
-    .list(WORK)
-    .sort(byName)
-    .map((w) => {
-      const a = w.metadata.annotations ?? {};
-      const binding = a[ResourceBindingNameAnnotation] ? `${a[ResourceBindingNamespaceAnnotation]}/${a[ResourceBindingNameAnnotation]}` : (a[ClusterResourceBindingAnnotation] ?? '');
-      return {
-        cluster: getClusterName(w.metadata.namespace!),
-        namespace: w.metadata.namespace!,
-        name: w.metadata.name!,
-        binding,
-        dispatch: w.spec?.suspendDispatching ? 'suspended' : 'dispatched',
-        preserveResourcesOnDeletion: w.spec?.preserveResourcesOnDeletion === true,
-        conditions: (w.status?.conditions ?? []) as Condition[],
-        manifest: (w.spec?.workload?.manifests ?? []).map(ordered)[0] as KObject | undefined,
-        overrides: appliedOverrides(w),
-      };
-    });
+  const works: WorkSummary[] = store.list(WORK).sort(byName).map(workSummary);
   const members: Record<string, KObject[]> = {};
   for (const c of store.list(CLUSTER).map((x) => x.metadata.name!).sort()) members[c] = store.all(c).map(ordered);
   const templates = bindings

@@ -2,12 +2,16 @@ import type { Command } from 'commander';
 import { addCoreFlags, addInterpreterLibraryFlags, coreOptionsFromFlags, interpreterLibrariesFromFlags, type CoreFlags, type InterpreterLibraryFlags } from '../core-flags.js';
 import { InputError, readDocuments, type SourceDocument } from '../../io/documents.js';
 import { addInputFlags, addKubernetesVersionFlag, kubernetesVersionFromFlag, readObjects, readOptionsFromFlags, type InputFlags } from '../input-flags.js';
-import { formatPlanJson, formatPlanYaml, planObjects, planStart, planWithWebhooks, type PlanOptions } from '../../store/plan.js';
+import { formatPlanJson, formatPlanYaml, planObjects, planStart, planWithWebhooks, type PlanOptions, type PlanResult } from '../../store/plan.js';
 import { formatPlanTable } from '../../store/plan-table.js';
-import { diffPlans, formatPlanDiff, planToCompare } from '../../store/plan-diff.js';
+import { diffPlans, formatPlanDiff, planToCompare, type PlanChange } from '../../store/plan-diff.js';
 import { planProgress } from '../plan-progress.js';
 import { addNamespaceFlag, applyNamespace, inputPaths } from '../input.js';
 import { outputOption, parseOutput, printObjects, type KubeObject } from '../output.js';
+import { CLUSTER, is } from '../../core/kinds.js';
+import type { KObject } from '../../core/object.js';
+import { fleetInputOfPlan, fleetModel } from '../../report/model.js';
+import { reportHtml } from '../../report/html.js';
 
 interface PlanFlags extends CoreFlags, InputFlags, InterpreterLibraryFlags {
   filename?: string[];
@@ -31,7 +35,13 @@ function parseDuration(v: string): number {
   return m[2] === 'h' ? n * 3600 : m[2] === 'm' ? n * 60 : n;
 }
 
-const PLAN_OUTPUTS = ['yaml', 'json', 'table', 'wide', 'name', 'jsonpath', 'custom-columns'] as const;
+const PLAN_OUTPUTS = ['yaml', 'json', 'table', 'wide', 'name', 'jsonpath', 'custom-columns', 'html'] as const;
+
+/** `-o html`: the fleet report (src/report/), with the change from OLD marked when --diff-against gave one. */
+function planHtml(r: PlanResult, docs: SourceDocument[], diff?: PlanChange[]): string {
+  const clusters = docs.map((d) => d.object as unknown as KObject).filter((o) => is(o, CLUSTER));
+  return reportHtml(fleetModel(fleetInputOfPlan(r, clusters, diff)));
+}
 
 export function registerPlan(program: Command): void {
   addNamespaceFlag(
@@ -44,7 +54,7 @@ export function registerPlan(program: Command): void {
     .option('-f, --filename <path...>', 'templates, policies, overrides, RICs (and Clusters): files, directories or - ; repeatable')
     .option('--clusters <path...>', 'Cluster objects of the fleet to plan against (may also come with -f)')
     .option('--status <path...>', 'simulated member state: {cluster, apiVersion, kind, namespace, name, health: Healthy|Unhealthy} or {..., status: {...}}')
-    .addOption(outputOption(PLAN_OUTPUTS, 'wide adds each row\'s binding and Work; name and custom-columns list the bindings and Works the plan makes; jsonpath sees the plan as -o json prints it'))
+    .addOption(outputOption(PLAN_OUTPUTS, 'wide adds each row\'s binding and Work; html is one self-contained page (templates by clusters, filters, manifests; with --diff-against, the changes marked); name and custom-columns list the bindings and Works the plan makes; jsonpath sees the plan as -o json prints it'))
     .option('--at <time>', 'the time the plan runs at (RFC 3339); default now: pin it (e.g. 2024-01-01T00:00:00Z) for output that is the same on every run')
     .option('--run-for <duration>', 'let this much virtual time pass after loading (tolerations, grace periods), e.g. 10m')
     .option('--show-managed-fields', 'YAML: keep what the server stamps on every object (uid, resourceVersion, creationTimestamp, managedFields)')
@@ -82,6 +92,7 @@ Examples:
   karmada-lite plan -f examples/ -o jsonpath='{range .works[*]}{.cluster}{" "}{.name}{"\\n"}{end}'
   karmada-lite plan -f examples/ --status unhealthy.yaml --run-for 15m -o table
   karmada-lite plan -f examples/ --at 2024-01-01T00:00:00Z -o yaml     # the same output on every run
+  karmada-lite plan -f examples/ -o html > fleet.html                   # one page to open or attach to a pull request
 
   # Review a change: what the edited policies change, per template and cluster
   karmada-lite plan -f examples/ -o json > before.json
@@ -134,6 +145,11 @@ Examples:
         const old = planToCompare(applyNamespace(readDocuments(flags.diffAgainst, { ...readOptionsFromFlags(flags), objects: false }), flags.namespace), flags.clusters ? readDocuments(flags.clusters) : [], opts);
         if (!old.ok) return failed(old.problems, old.exitCode, '--diff-against: ');
         const changes = diffPlans(old.result, r);
+        if (output.format === 'html') {
+          process.stdout.write(planHtml(r, docs, changes));
+          process.exitCode = flags.exitCode && changes.length ? 1 : 0;
+          return;
+        }
         process.stdout.write(flags.output === 'json' ? JSON.stringify(changes, null, 2) + '\n' : formatPlanDiff(changes));
         process.exitCode = flags.exitCode && changes.length ? 1 : 0;
         return;
@@ -145,6 +161,11 @@ Examples:
       }
       if (output.format === 'jsonpath') {
         process.stdout.write(printObjects([JSON.parse(formatPlanJson(r)) as Record<string, unknown>], output));
+        process.exitCode = 0;
+        return;
+      }
+      if (output.format === 'html') {
+        process.stdout.write(planHtml(r, docs));
         process.exitCode = 0;
         return;
       }
