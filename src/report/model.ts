@@ -115,6 +115,25 @@ function policyOf(b: KObject): string {
 
 const refKey = (r: ObjectRef): string => `${r.apiVersion}\0${r.kind}\0${r.namespace ?? ''}\0${r.name}`;
 
+/**
+ * A Secret as `kubectl describe secret` shows it: each key with its size, never its value. The report is
+ * attached to pull requests and the dashboard is served over HTTP, so neither may carry what a Secret holds.
+ */
+export function redactSecret<T extends KObject | undefined>(o: T): T {
+  if (!o || o.kind !== 'Secret' || (o.apiVersion !== 'v1' && o.apiVersion !== undefined)) return o;
+  const sized = (v: unknown, base64: boolean) => {
+    if (!v || typeof v !== 'object') return v;
+    const out: Record<string, string> = {};
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+      const n = typeof x === 'string' ? (base64 ? Buffer.byteLength(x, 'base64') : Buffer.byteLength(x)) : 0;
+      out[k] = `<redacted: ${n} bytes>`;
+    }
+    return out;
+  };
+  const r = o as Record<string, unknown>;
+  return { ...o, ...(r.data !== undefined ? { data: sized(r.data, true) } : {}), ...(r.stringData !== undefined ? { stringData: sized(r.stringData, false) } : {}) } as T;
+}
+
 /** What the manifest holds that the template, pruned as the binding controller prunes it, does not. */
 function overrideFields(template: KObject | undefined, manifest: KObject | undefined): FieldChange[] {
   if (!template || !manifest) return [];
@@ -158,7 +177,7 @@ export function fleetModel(input: FleetInput): FleetModel {
   const rows: FleetRow[] = [];
   const seen = new Set<string>();
   const addRow = (key: string, res: ObjectRef, policy: string, works: WorkSummary[], b?: KObject) => {
-    const template = templates.get(refKey(res));
+    const template = redactSecret(templates.get(refKey(res)));
     const fw = works.map((w): FleetWork => ({
       cluster: w.cluster,
       namespace: w.namespace,
@@ -166,8 +185,8 @@ export function fleetModel(input: FleetInput): FleetModel {
       dispatch: w.dispatch,
       conditions: w.conditions,
       overrides: w.overrides,
-      ...(w.manifest ? { manifest: withoutServerStamps(w.manifest) } : {}),
-      changed: overrideFields(template, w.manifest),
+      ...(w.manifest ? { manifest: redactSecret(withoutServerStamps(w.manifest)) } : {}),
+      changed: overrideFields(template, redactSecret(w.manifest)),
     }));
     const cells = works.map((w, i) => workCell(w, b, i));
     rows.push({ key, kind: res.kind, namespace: res.namespace ?? '', name: res.name, policy, cells, works: fw, ...(b ? { binding: bindingKey(b), bindingObject: withoutServerStamps(b) } : {}) });
@@ -186,7 +205,11 @@ export function fleetModel(input: FleetInput): FleetModel {
   }
   for (const [key, ws] of orphans) addRow(key, refOf(ws[0]!.manifest!), '(namespace controller)', ws);
 
-  const diff = input.diff ?? [];
+  // A Secret's changed values say only that they changed (template names are Kind/namespace/name).
+  const secretValue = (c: PlanChange, f: FieldChange) => c.template.startsWith('Secret/') && /^(data|stringData)\b/.test(f.path);
+  const diff = (input.diff ?? []).map((c) =>
+    c.fields.some((f) => secretValue(c, f)) ? { ...c, fields: c.fields.map((f) => (secretValue(c, f) ? { path: f.path, ...(f.before !== undefined ? { before: '<redacted>' } : {}), ...(f.after !== undefined ? { after: '<redacted>' } : {}) } : f)) } : c,
+  );
   diff.forEach((c, i) => {
     let row = rows.find((r) => r.key === c.template);
     if (!row) {

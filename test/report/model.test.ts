@@ -18,6 +18,13 @@ describe('the fleet report model', () => {
   const result = planned(docs);
   const model = fleetModel(fleetInputOfPlan(result, clustersOf(docs)));
 
+  it("never carries a Secret's values: each key says only its size", () => {
+    const row = model.rows.find((r) => r.key === 'Secret/default/mysql-credentials')!;
+    expect(row.works[0]!.manifest).toMatchObject({ kind: 'Secret', stringData: { password: '<redacted: 9 bytes>' } });
+    expect(JSON.stringify(model)).not.toContain('change-me');
+    expect(reportHtml(model)).not.toContain('change-me');
+  });
+
   it('has a cell per Work: replicas, dispatch state, Applied and health, for the examples', () => {
     expect(model.clusters).toEqual(['member1', 'member2', 'member3']);
     expect(cell(model, 'Deployment/default/frontend', 'member1')).toMatchObject({ state: 'dispatched', replicas: 3, applied: true, health: 'Healthy' });
