@@ -25,8 +25,8 @@ import { Runner } from '../runtime/runner.js';
 import { interpreterPort, realScheduler } from '../store/control-plane.js';
 import { kubeLeaseClient } from './lease.js';
 import { checkHost } from './preflight.js';
-import { observeRequests } from './rest.js';
-import { KubeStore } from './store.js';
+import { observeRateLimiter, observeRequests } from './rest.js';
+import { KubeStore, type ClientLimits } from './store.js';
 
 export interface ControllerOptions {
   kubeconfig: KubeConfig;
@@ -49,6 +49,8 @@ export interface ControllerOptions {
   /** Keys reconciled at once, by controller name (default 1). */
   concurrency?: Record<string, number>;
   probeIntervalMs: number;
+  /** `--kube-api-qps/-burst`, `--cluster-api-qps/-burst` (unset: no limit, as tests and benches that build a Controller directly expect). */
+  clientLimits?: ClientLimits;
   core?: Partial<CoreOptions>;
   /**
    * Worker threads that run user RIC scripts (`--interpreter-workers`, default 2); 0 runs them on the
@@ -59,6 +61,8 @@ export interface ControllerOptions {
   interpreterWebhookMemo?: boolean;
   /** `--interpreters` and `--health-checks`, loaded: the third-party and health check layers (run in the workers too). */
   interpreterLibraries?: Pick<InterpreterOptions, 'library' | 'healthChecks'>;
+  /** Told once the caches are filled (`--dashboard` reads them; a standby has none until it leads). */
+  onCachesFilled?: (store: KubeStore) => void;
 }
 
 /** Karmada's --controllers lives with the controllers (plan and simulate select them too). */
@@ -82,7 +86,8 @@ export class Controller {
   readonly identity: string;
 
   constructor(private readonly opts: ControllerOptions) {
-    const core = withCoreDefaults(opts.core);
+    // The control plane executes Push clusters' Works; a Pull cluster's agent executes its own.
+    const core = withCoreDefaults({ executionSyncMode: 'Push', ...opts.core });
     this.core = core;
     this.controllers = selectControllers(coreControllers(core), opts.controllers);
     // Checked here, before campaigning for the lease, so that a typo fails at start-up with exit code 2.
@@ -94,11 +99,17 @@ export class Controller {
 
   private readonly core: CoreOptions;
 
+  /** Acting on the cluster: the Lease holder, or the only replica without --leader-elect. */
+  get leading(): boolean {
+    return this.elector ? this.elector.isLeader : this.runner !== undefined || this.store !== undefined;
+  }
+
   async start(): Promise<void> {
     const log = this.opts.log;
     // Before anything listens or campaigns: a host without the CRDs is a setup mistake, told once with what to do.
     await checkHost(this.opts.kubeconfig);
     observeRequests((code, method, host) => this.metrics.observeRequest(code, method, host));
+    observeRateLimiter((host, waiting, waitedMs) => this.metrics.observeRateLimiter(host, waiting, waitedMs));
     this.fold = new LogFold(log);
     this.fold.start();
     this.server = await startProbeServer({
@@ -153,6 +164,7 @@ export class Controller {
       host: this.opts.kubeconfig,
       log: folded,
       probeIntervalMs: this.opts.probeIntervalMs,
+      clientLimits: this.opts.clientLimits,
       onClusterReadiness: (r) => this.metrics.setClusterReadiness(r),
       onClusterSynced: (cluster, seconds) => this.metrics.observeClusterSync(cluster, seconds),
       skippedPropagatingNamespaces: this.core.skippedPropagatingNamespaces,
@@ -164,6 +176,7 @@ export class Controller {
       else this.metrics.recordClusterStatus(ev.object);
     });
     await store.start();
+    this.opts.onCachesFilled?.(store);
     const real = createInterpreter({ nowMs: Date.now, builtin: true, memoize: true, ...this.opts.interpreterLibraries });
     const local = interpreterPort(real);
     const workers = this.opts.interpreterWorkers ?? 2;
@@ -302,6 +315,7 @@ export class Controller {
     this.store?.stop();
     this.fold?.stop();
     observeRequests(undefined);
+    observeRateLimiter(undefined);
     await new Promise<void>((r) => (this.server ? this.server.close(() => r()) : r()));
     this.opts.log.info('stopped', { identity: this.identity });
   }

@@ -11,6 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { CoreEvent } from '../core/ports.js';
+import type { RecordedEvent } from '../runtime/store-port.js';
 
 /** What the apiserver answers about an Event. */
 export interface StoredEvent {
@@ -27,6 +28,8 @@ export type EventRequest = (method: 'POST' | 'PATCH', path: string, body: unknow
 
 interface Series {
   name: string;
+  /** The event as last recorded (what the dashboard's timeline shows). */
+  event: CoreEvent;
   count: number;
   /** Count of this replica's already written. */
   written: number;
@@ -81,13 +84,19 @@ export class EventRecorder {
       this.series.delete(key);
       s.count++;
       s.lastTimestamp = now;
+      s.event = ev;
     } else {
-      s = { name, count: 1, written: 0, firstTimestamp: now, lastTimestamp: now, busy: false };
+      s = { name, event: ev, count: 1, written: 0, firstTimestamp: now, lastTimestamp: now, busy: false };
       const max = this.opts.maxSeries ?? 4096;
       if (this.series.size >= max) this.series.delete(this.series.keys().next().value!);
     }
     this.series.set(key, s);
     if (!s.busy) this.track(this.flush(ev, s));
+  }
+
+  /** The series remembered, oldest first, as the embedded store aggregates them. */
+  recorded(): RecordedEvent[] {
+    return [...this.series.values()].sort((a, b) => (a.firstTimestamp < b.firstTimestamp ? -1 : a.firstTimestamp > b.firstTimestamp ? 1 : 0)).map((s) => ({ ...s.event, count: s.count, firstTimestamp: s.firstTimestamp, lastTimestamp: s.lastTimestamp }));
   }
 
   /** Resolves once every write started so far has finished (for a graceful stop and for tests). */

@@ -1,6 +1,7 @@
 import { Agent as HttpsAgent, request as httpsRequest, type AgentOptions, type RequestOptions } from 'node:https';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { TokenBucket } from './rate-limiter.js';
 
 /**
  * A small JSON REST client over the kubeconfig's credentials. The controller talks to the apiserver in
@@ -31,6 +32,21 @@ let requestObserver: RequestObserver | undefined;
 /** Told about every request of every client in the process (rest_client_requests_total), as client-go's one registry is. */
 export function observeRequests(fn: RequestObserver | undefined): void {
   requestObserver = fn;
+}
+
+/** A request's wait for its client's rate limiter (rest_client_rate_limiter_duration_seconds): `waiting` is +1 when it starts waiting, -1 when it got its token. */
+export type RateLimiterObserver = (host: string, waiting: 1 | -1, waitedMs?: number) => void;
+
+let rateLimiterObserver: RateLimiterObserver | undefined;
+
+/** Told about every request that had to wait for its client's token bucket (--kube-api-qps, --cluster-api-qps). */
+export function observeRateLimiter(fn: RateLimiterObserver | undefined): void {
+  rateLimiterObserver = fn;
+}
+
+export interface RestClientOptions {
+  /** client-go's QPS/Burst: every request, a watch's start included, takes a token first. */
+  limiter?: TokenBucket;
 }
 
 export interface RequestOpts {
@@ -69,7 +85,10 @@ export class RestClient {
    */
   private agent?: RequestOptions['agent'];
 
-  constructor(private readonly kc: KubeConfig) {
+  constructor(
+    private readonly kc: KubeConfig,
+    private readonly clientOpts: RestClientOptions = {},
+  ) {
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new Error('the kubeconfig has no current cluster; set current-context');
     this.server = new URL(cluster.server);
@@ -92,6 +111,21 @@ export class RestClient {
   }
 
   private send(o: RequestOptions, body: string | undefined, contentType: string | undefined, signal?: AbortSignal, timeoutMs?: number): Promise<IncomingMessage> {
+    const limiter = this.clientOpts.limiter;
+    if (!limiter) return this.sendObserved(o, body, contentType, signal, timeoutMs);
+    const waiting = limiter.wait();
+    if (limiter.waiting === 0) return waiting.then(() => this.sendObserved(o, body, contentType, signal, timeoutMs));
+    // Only requests that found the bucket empty are counted as waiting, as client-go's metric only sees waits.
+    const observe = rateLimiterObserver;
+    const host = this.server.host;
+    observe?.(host, 1);
+    return waiting.then((ms) => {
+      observe?.(host, -1, ms);
+      return this.sendObserved(o, body, contentType, signal, timeoutMs);
+    });
+  }
+
+  private sendObserved(o: RequestOptions, body: string | undefined, contentType: string | undefined, signal?: AbortSignal, timeoutMs?: number): Promise<IncomingMessage> {
     const observe = requestObserver;
     const sent = this.sendOnce(o, body, contentType, signal, timeoutMs);
     if (!observe) return sent;

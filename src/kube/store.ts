@@ -31,7 +31,8 @@ import { clusterSignature, memberKubeConfig, secretRefOf, secretSignature } from
 import { EventRecorder } from './events.js';
 import { Informer } from './informer.js';
 import { MemberGate } from './member-gate.js';
-import { ApiError, RestClient } from './rest.js';
+import { ApiError, RestClient, type RestClientOptions } from './rest.js';
+import { rateLimiterFor } from './rate-limiter.js';
 
 /** Thrown by a read of a kind whose cache is still filling: the reconcile fails and is retried. */
 export class CacheNotSyncedError extends ReaderNotReadyError {
@@ -194,7 +195,21 @@ export interface KubeStoreOptions {
   warmUpTimeoutMs?: number;
   /** `--skipped-propagating-namespaces`: a namespace created on a member for an object gets Karmada's labels unless skipped. */
   skippedPropagatingNamespaces?: readonly RegExp[];
+  /** `--kube-api-qps`/`--kube-api-burst` (the host client) and `--cluster-api-qps`/`--cluster-api-burst` (each member's): a token bucket per client; a negative qps is no limit. */
+  clientLimits?: ClientLimits;
 }
+
+export interface ClientLimit {
+  qps: number;
+  burst: number;
+}
+
+export interface ClientLimits {
+  host?: ClientLimit;
+  cluster?: ClientLimit;
+}
+
+const limited = (l: ClientLimit | undefined): RestClientOptions => (l ? { limiter: rateLimiterFor(l.qps, l.burst) } : {});
 
 /** Resolves when `p` settles or after `ms`, whichever is first; never rejects. */
 async function withTimeout(p: Promise<unknown>, ms: number): Promise<void> {
@@ -220,7 +235,7 @@ export class KubeStore implements ObjectReader, AsyncWriter {
 
   constructor(private readonly opts: KubeStoreOptions) {
     this.log = opts.log;
-    this.host = new ApiCache(undefined, new RestClient(opts.host), (c, t, o, old) => this.changed(c, t, o, old), opts.log);
+    this.host = new ApiCache(undefined, new RestClient(opts.host, limited(opts.clientLimits?.host)), (c, t, o, old) => this.changed(c, t, o, old), opts.log);
     const rest = this.host.rest;
     this.recorder = new EventRecorder({
       component: opts.component ?? 'karmada-lite-controller',
@@ -373,6 +388,11 @@ export class KubeStore implements ObjectReader, AsyncWriter {
   private connectMember(cluster: any, polled?: any): void {
     const name = cluster.metadata.name as string;
     if (this.stopped || cluster.metadata.deletionTimestamp) return;
+    // A Pull cluster is never reached from here (its agent reaches out): no cache, no probe.
+    if (cluster.spec?.syncMode === 'Pull') {
+      this.disconnectMember(name);
+      return;
+    }
     if (this.connecting.has(name)) {
       this.reconnect.add(name);
       return;
@@ -395,7 +415,7 @@ export class KubeStore implements ObjectReader, AsyncWriter {
           if (!ref) throw new Error('spec.secretRef is not set (only push mode with a token or kubeconfig Secret is supported)');
           const secret = polled ?? (await this.readSecret(ref.namespace, ref.name));
           const kc = memberKubeConfig(cluster, secret);
-          const cache = new ApiCache(name, new RestClient(kc), (c, t, o, old) => this.changed(c, t, o, old), this.log, MEMBER_WRITE_TIMEOUT_MS);
+          const cache = new ApiCache(name, new RestClient(kc, limited(this.opts.clientLimits?.cluster)), (c, t, o, old) => this.changed(c, t, o, old), this.log, MEMBER_WRITE_TIMEOUT_MS);
           member = { name, cache, gate: new MemberGate({ cluster: name }, isAnswer), signature, secret: `${ref.namespace}/${ref.name}`, secretDigest: secretSignature(secret) };
           secretResourceVersion = secret?.metadata?.resourceVersion;
         } catch (e) {
@@ -732,7 +752,8 @@ export class KubeStore implements ObjectReader, AsyncWriter {
     this.recorder.record(ev);
   }
 
+  /** What this replica recorded (the Events on the host may hold other replicas' too). */
   events(): readonly RecordedEvent[] {
-    return [];
+    return this.recorder.recorded();
   }
 }

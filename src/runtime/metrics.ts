@@ -53,6 +53,8 @@ export class Metrics {
     labelNames: ['name'] as const,
     registers: [this.registry],
   });
+  readonly rateLimiterSeconds = new Histogram({ name: 'rest_client_rate_limiter_duration_seconds', help: "Client side rate limiter latency in seconds (requests that found the client's token bucket empty), by host.", labelNames: ['host'] as const, buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60], registers: [this.registry] });
+  readonly rateLimiterWaiting = new Gauge({ name: 'karmada_lite_rest_client_rate_limiter_waiting', help: "Requests waiting now for their client's token bucket (--kube-api-qps, --cluster-api-qps), by host.", labelNames: ['host'] as const, registers: [this.registry] });
   readonly restRequests = new Counter({ name: 'rest_client_requests_total', help: 'Number of HTTP requests, partitioned by status code, method, and host.', labelNames: ['code', 'method', 'host'] as const, registers: [this.registry] });
 
   // Karmada's cluster status metrics (pkg/metrics/cluster.go), from each Cluster's status.
@@ -128,6 +130,11 @@ export class Metrics {
   }
 
   /** One request of the REST client (rest.ts); `code` is the HTTP status, or `<error>` when none came, as client-go. */
+  observeRateLimiter(host: string, waiting: 1 | -1, waitedMs?: number): void {
+    this.rateLimiterWaiting.inc({ host }, waiting);
+    if (waitedMs !== undefined) this.rateLimiterSeconds.observe({ host }, waitedMs / 1000);
+  }
+
   observeRequest(code: number | undefined, method: string, host: string): void {
     this.restRequests.inc({ code: code === undefined ? '<error>' : String(code), method, host });
   }

@@ -1,3 +1,4 @@
+import { addClientLimitFlags, clientLimitsFromFlags, type ClientLimitFlags } from '../client-flags.js';
 import type { Command } from 'commander';
 import { addCoreFlags, addInterpreterLibraryFlags, coreOptionsFromFlags, interpreterLibrariesFromFlags, parseDuration, type CoreFlags, type InterpreterLibraryFlags } from '../core-flags.js';
 import { createLogger, isLevel, isLogFormat, logFormatError } from '../../runtime/log.js';
@@ -6,7 +7,7 @@ import { loadKubeConfig } from '../kubeconfig.js';
 import { logLevelFor } from '../verbosity.js';
 import { errorMessage } from '../../json/error.js';
 
-interface ControllerFlags extends CoreFlags, InterpreterLibraryFlags {
+interface ControllerFlags extends CoreFlags, InterpreterLibraryFlags, ClientLimitFlags {
   kubeconfig?: string;
   context?: string;
   controllers: string;
@@ -44,6 +45,9 @@ interface ControllerFlags extends CoreFlags, InterpreterLibraryFlags {
   aggregatedApiserverKeyFile?: string;
   aggregatedApiserverPort: string;
   aggregatedApiserverBindAddress: string;
+  dashboard?: boolean;
+  dashboardAddress: string;
+  dashboardPort: string;
 }
 
 /** The webhook command's flags, each under --webhook-<name> here. */
@@ -118,11 +122,13 @@ export function parseConcurrency(v: string | undefined): Record<string, number> 
 }
 
 export function registerController(program: Command): void {
-  addCoreFlags(
-    addInterpreterLibraryFlags(
-      program
-        .command('controller')
-        .description('Run the reconcile core against a Kubernetes control plane (the host) and push Works to member clusters.'),
+  addClientLimitFlags(
+    addCoreFlags(
+      addInterpreterLibraryFlags(
+        program
+          .command('controller')
+          .description('Run the reconcile core against a Kubernetes control plane (the host) and push Works to member clusters.'),
+      ),
     ),
   )
     .option('--kubeconfig <path>', 'kubeconfig of the host cluster (default: $KUBECONFIG, ~/.kube/config or in-cluster)')
@@ -159,6 +165,9 @@ export function registerController(program: Command): void {
     .option('--aggregated-apiserver-key-file <path>', 'with --aggregated-apiserver: PEM private key of that certificate')
     .option('--aggregated-apiserver-port <port>', 'with --aggregated-apiserver: HTTPS port', '6443')
     .option('--aggregated-apiserver-bind-address <address>', 'with --aggregated-apiserver: address to listen on', '0.0.0.0')
+    .option('--dashboard', 'also serve a read-only, live dashboard of the fleet (the plan -o html report, pushed by server-sent events) from this replica\'s caches', false)
+    .option('--dashboard-address <address>', 'with --dashboard: address to listen on (0.0.0.0 to be reached through the host apiserver\'s service proxy)', '127.0.0.1')
+    .option('--dashboard-port <port>', 'with --dashboard: HTTP port', '8090')
     .option('--log-level <level>', 'debug, info, warn or error', 'info')
     .option('--log-format <format>', 'json or text (default: text when standard error is a terminal, else json)')
     .addHelpText(
@@ -213,6 +222,13 @@ on Clusters from their status conditions in every mode.
 webhook command's, prefixed with --webhook-; existing ResourceInterpreterCustomizations for the conflict
 check are read from the host cluster.
 
+--dashboard serves a read-only page of the fleet (templates by clusters, as \`plan -o html\`) on
+--dashboard-address:--dashboard-port (default 127.0.0.1:8090), live from this replica's caches: updates are
+pushed over server-sent events (./events) as the caches change; ./model.json is the same model. GET and HEAD
+only. Reach it with kubectl port-forward, or through the host apiserver's service proxy (deploy/controller:
+/api/v1/namespaces/karmada-system/services/http:karmada-lite-controller:dashboard/proxy/), where the host's
+RBAC decides who sees it. A standby replica serves its own caches, empty until it leads (the page says so).
+
 Member clusters are Cluster objects (cluster.karmada.io/v1alpha1, syncMode Push) with spec.apiEndpoint and
 spec.secretRef naming a Secret with token + caBundle, or kubeconfig.
 
@@ -250,6 +266,7 @@ Examples:
       let controller: import('../../kube/controller.js').Controller;
       let webhook: import('../../webhook/server.js').WebhookServer | undefined;
       let aggregated: { stop(): Promise<void> } | undefined;
+      let dashboard: import('../../dashboard/dashboard.js').Dashboard | undefined;
       try {
         const port = Number(flags.metricsPort);
         if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--metrics-port must be a port number, got ${flags.metricsPort}`);
@@ -258,6 +275,7 @@ Examples:
         const bucketSize = Number(flags.rateLimiterBucketSize);
         if (!(qps > 0)) throw new Error(`--rate-limiter-qps must be a positive number, got ${flags.rateLimiterQps}`);
         if (!Number.isInteger(bucketSize) || bucketSize < 1) throw new Error(`--rate-limiter-bucket-size must be a positive integer, got ${flags.rateLimiterBucketSize}`);
+        const clientLimits = clientLimitsFromFlags(flags);
         const interpreterWorkers = Number(flags.interpreterWorkers);
         if (!/^\d+$/.test(flags.interpreterWorkers) || interpreterWorkers > 64) throw new Error(`--interpreter-workers must be a whole number from 0 to 64, got ${flags.interpreterWorkers}`);
         const { Controller } = await import('../../kube/controller.js');
@@ -286,11 +304,13 @@ Examples:
           qps,
           bucketSize,
           probeIntervalMs: parseDuration('--cluster-probe-interval', flags.clusterProbeInterval),
+          clientLimits,
           concurrency: parseConcurrency(flags.concurrentSyncs),
           interpreterWorkers,
           interpreterWebhookMemo: flags.interpreterWebhookMemo,
           interpreterLibraries,
           core,
+          onCachesFilled: (store) => dashboard?.feed.attach(store),
         });
         if (webhookOpts) {
           const { WebhookServer } = await import('../../webhook/server.js');
@@ -304,10 +324,12 @@ Examples:
         }
         // before the controller: with the cluster.karmada.io APIService installed, its Cluster reads come here
         aggregated = await startAggregatedApiserver(flags, kc, log);
+        dashboard = await startDashboardFromFlags(flags, controller, log);
         await controller.start();
       } catch (e) {
         await webhook?.stop().catch(() => undefined);
         await aggregated?.stop().catch(() => undefined);
+        await dashboard?.stop().catch(() => undefined);
         process.stderr.write(`error: ${(e as Error).message}\n`);
         process.exitCode = 2;
         return;
@@ -317,10 +339,22 @@ Examples:
           await controller.stop();
           await webhook?.stop();
           await aggregated?.stop();
+          await dashboard?.stop();
         },
         (signal) => log.info('shutting down', { signal }),
       );
     });
+}
+
+/** `--dashboard`: the live page of this replica's caches; undefined when off. */
+async function startDashboardFromFlags(flags: ControllerFlags, controller: import('../../kube/controller.js').Controller, log: import('../../runtime/log.js').Logger) {
+  if (!flags.dashboard) return undefined;
+  const port = Number(flags.dashboardPort);
+  if (!/^\d+$/.test(flags.dashboardPort) || port > 65535) throw new Error(`--dashboard-port must be a port number, got ${flags.dashboardPort}`);
+  const { startDashboard } = await import('../../dashboard/dashboard.js');
+  const served = await startDashboard({ port, bindAddress: flags.dashboardAddress, identity: controller.identity, isLeader: () => controller.leading });
+  log.info('serving the dashboard', { address: served.address.address, port: served.address.port });
+  return served;
 }
 
 /** `--aggregated-apiserver`: the apiserver command's server, from the prefixed flags; undefined when off. */
