@@ -158,3 +158,17 @@ export function memberStatusItems(): Record<string, unknown>[] {
     },
   }));
 }
+
+/** InterpretHealth of a Deployment written the way Karmada's own Lua customizations are (the benches' "lean" script). */
+export const LEAN_HEALTH_SCRIPT = `
+function InterpretHealth(observedObj)
+  local status = observedObj.status
+  if status == nil or status.observedGeneration ~= observedObj.metadata.generation then
+    return false
+  end
+  local updated = status.updatedReplicas or 0
+  if observedObj.spec.replicas ~= nil and updated < observedObj.spec.replicas then
+    return false
+  end
+  return (status.availableReplicas or 0) >= updated
+end`;

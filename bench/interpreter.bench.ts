@@ -19,7 +19,7 @@ import { scriptOf } from '../src/interpreter/ric.js';
 import { pushJsEager } from '../src/lua/convert.js';
 import { lauxlib, lua } from '../src/lua/fengari.js';
 import type { LuaSandbox } from '../src/lua/sandbox.js';
-import { memberStatusItems, realisticDeployment } from './deployment-fixture.js';
+import { LEAN_HEALTH_SCRIPT, memberStatusItems, realisticDeployment } from './deployment-fixture.js';
 
 const LEAN: RIC = {
   apiVersion: 'config.karmada.io/v1alpha1',
@@ -29,18 +29,7 @@ const LEAN: RIC = {
     target: { apiVersion: 'apps/v1', kind: 'Deployment' },
     customizations: {
       healthInterpretation: {
-        luaScript: `
-function InterpretHealth(observedObj)
-  local status = observedObj.status
-  if status == nil or status.observedGeneration ~= observedObj.metadata.generation then
-    return false
-  end
-  local updated = status.updatedReplicas or 0
-  if observedObj.spec.replicas ~= nil and updated < observedObj.spec.replicas then
-    return false
-  end
-  return (status.availableReplicas or 0) >= updated
-end`,
+        luaScript: LEAN_HEALTH_SCRIPT,
       },
       replicaResource: {
         luaScript: `

@@ -7,7 +7,7 @@
  */
 import { createInterpreter } from '../src/interpreter/interpreter.js';
 import type { RIC } from '../src/interpreter/types.js';
-import { realisticDeployment } from './deployment-fixture.js';
+import { LEAN_HEALTH_SCRIPT, realisticDeployment } from './deployment-fixture.js';
 
 const args = process.argv.slice(2);
 const secondsIdx = args.indexOf('--seconds');
@@ -21,18 +21,7 @@ const LEAN_HEALTH: RIC = {
     target: { apiVersion: 'apps/v1', kind: 'Deployment' },
     customizations: {
       healthInterpretation: {
-        luaScript: `
-function InterpretHealth(observedObj)
-  local status = observedObj.status
-  if status == nil or status.observedGeneration ~= observedObj.metadata.generation then
-    return false
-  end
-  local updated = status.updatedReplicas or 0
-  if observedObj.spec.replicas ~= nil and updated < observedObj.spec.replicas then
-    return false
-  end
-  return (status.availableReplicas or 0) >= updated
-end`,
+        luaScript: LEAN_HEALTH_SCRIPT,
       },
     },
   },
