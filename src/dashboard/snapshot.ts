@@ -2,11 +2,10 @@
  * What the dashboard shows, from the controller's own caches: no request of its own to any apiserver. A
  * standby replica has no caches until it leads; its page says so and fills once they are.
  */
-import type { KObject, ObjectRef } from '../core/object.js';
-import { CLUSTER, CPP, CRB, PP, RB, WORK } from '../core/kinds.js';
+import { CLUSTER, CPP, PP } from '../core/kinds.js';
 import type { ObjectReader } from '../core/ports.js';
 import type { RecordedEvent, WatchHandler } from '../runtime/store-port.js';
-import { workSummary } from '../store/plan.js';
+import { byName, placedObjects } from '../store/plan.js';
 import { fleetModel, type FleetInput, type FleetModel } from '../report/model.js';
 
 /** The part of the KubeStore the dashboard reads. */
@@ -15,23 +14,12 @@ export interface CacheSource extends ObjectReader {
   events(): readonly RecordedEvent[];
 }
 
-const sortKey = (o: KObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
-const byName = (a: KObject, b: KObject) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0);
-
 /** The caches as the report's input, in the order `plan` gives them. */
 export function fleetInputOfCaches(store: CacheSource | undefined, at: Date): FleetInput {
   const input: FleetInput = { at: at.toISOString(), clusters: [], bindings: [], works: [], templates: [], policies: [], events: [], source: 'controller' };
   if (!store) return input;
-  const bindings = [...store.list(RB), ...store.list(CRB)].sort(byName);
+  Object.assign(input, placedObjects(store));
   input.clusters = [...store.list(CLUSTER)].sort(byName);
-  input.bindings = bindings;
-  input.works = [...store.list(WORK)].sort(byName).map(workSummary);
-  input.templates = bindings
-    .map((b) => {
-      const r = b.spec?.resource as ObjectRef | undefined;
-      return r ? store.get(r, r.namespace, r.name) : undefined;
-    })
-    .filter((x): x is KObject => !!x);
   input.policies = [...store.list(PP), ...store.list(CPP)].sort(byName);
   input.events = [...store.events()];
   return input;

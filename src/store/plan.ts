@@ -9,7 +9,7 @@ import { lintDocuments } from '../validation/lint.js';
 import { formatLintResult } from '../validation/lint.js';
 import { ClusterResourceBindingAnnotation, getClusterName, ResourceBindingNameAnnotation, ResourceBindingNamespaceAnnotation } from '../api/constants.js';
 import { CLUSTER, COP, CPP, CRB, is, OP, PP, RB, RIC, WORK } from '../core/kinds.js';
-import { withCoreDefaults, type CoreOptions } from '../core/ports.js';
+import { withCoreDefaults, type CoreOptions, type ObjectReader } from '../core/ports.js';
 import type { Condition, KObject, ObjectRef } from '../core/object.js';
 import type { RunStats } from '../runtime/runner.js';
 import { ControlPlane, type ControlPlaneOptions } from './control-plane.js';
@@ -306,20 +306,28 @@ export function workSummary(w: KObject): WorkSummary {
   };
 }
 
-function collect(cp: ControlPlane, stats: RunStats, warnings: string[], skipped: readonly RegExp[]): PlanResult {
-  const store = cp.store;
-  const sortKey = (o: KObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
-  const byName = (a: KObject, b: KObject) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0);
+const sortKey = (o: KObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+/** By namespace, then name: the order every view of a plan lists objects in. */
+export const byName = (a: KObject, b: KObject) => (sortKey(a) < sortKey(b) ? -1 : sortKey(a) > sortKey(b) ? 1 : 0);
+
+/** The bindings, Works and their templates a reader holds, in plan order: what `plan` prints and the dashboard shows. */
+export function placedObjects(store: ObjectReader): { bindings: KObject[]; works: WorkSummary[]; templates: KObject[] } {
   const bindings = [...store.list(RB), ...store.list(CRB)].sort(byName);
-  const works: WorkSummary[] = store.list(WORK).sort(byName).map(workSummary);
-  const members: Record<string, KObject[]> = {};
-  for (const c of store.list(CLUSTER).map((x) => x.metadata.name!).sort()) members[c] = store.all(c).map(ordered);
+  const works = [...store.list(WORK)].sort(byName).map(workSummary);
   const templates = bindings
     .map((b) => {
       const r = b.spec?.resource as ObjectRef | undefined;
       return r ? store.get(r, r.namespace, r.name) : undefined;
     })
     .filter((x): x is KObject => !!x);
+  return { bindings, works, templates };
+}
+
+function collect(cp: ControlPlane, stats: RunStats, warnings: string[], skipped: readonly RegExp[]): PlanResult {
+  const store = cp.store;
+  const { bindings, works, templates } = placedObjects(store);
+  const members: Record<string, KObject[]> = {};
+  for (const c of store.list(CLUSTER).map((x) => x.metadata.name!).sort()) members[c] = store.all(c).map(ordered);
   return {
     at: cp.now.toISOString().replace('.000Z', 'Z'),
     bindings,
