@@ -3,8 +3,9 @@
  * /proc: no vitest (test/integration/env.ts reads the environment through vitest's inject), so the
  * environment comes from env.json, as the k8sEnv() fallback there reads it.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { RestClient } from '../src/kube/rest.js';
 import {
@@ -124,4 +125,24 @@ export async function controllerReconciles(port: number): Promise<Map<string, nu
   const text = await res.text();
   for (const m of text.matchAll(/^controller_runtime_reconcile_total\{controller="([^"]*)",result="([^"]*)"\} (\S+)$/gm)) out.set(`${m[1]} ${m[2]}`, Number(m[3]));
   return out;
+}
+
+/**
+ * The built controller on the environment's host with its members joined, its log in a folder of its own:
+ * what every bench that drives the real binary starts with.
+ */
+export async function startController(env: K8sEnv, host: RestClient, opts: { binary?: string; namespace: string; prefix: string; log: (msg: string) => void; args?: readonly string[] }): Promise<{ binary: string; child: ChildProcess; port: number; logFile: string }> {
+  const binary = opts.binary ?? path.join(distDir(), 'karmada-lite');
+  if (!existsSync(binary)) throw new Error(`no controller binary at ${binary}; run node scripts/build.mjs or pass --binary`);
+  await installCrds(host);
+  await registerMembers(env, host);
+  await ignoreConflict(host.request('POST', '/api/v1/namespaces', { body: { metadata: { name: opts.namespace } } }));
+  const workDir = mkdtempSync(path.join(tmpdir(), opts.prefix));
+  const port = await freePort();
+  const logFile = path.join(workDir, 'controller.log');
+  const fd = openSync(logFile, 'a');
+  const child = spawn(binary, ['controller', '--kubeconfig', clusterInfo(env, 'host').kubeconfig, '--metrics-port', String(port), '--bind-address', '127.0.0.1', ...(opts.args ?? [])], { stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  opts.log(`controller ${binary} (pid ${child.pid}, log ${logFile})`);
+  return { binary, child, port, logFile };
 }

@@ -12,13 +12,10 @@
  *
  * Uses the environment in $KARMADA_LITE_ENV_DIR when it is up; otherwise starts one and stops it at the end.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { RestClient } from '../src/kube/rest.js';
-import { clusterInfo, distDir, envRunning, envStart, envStop, freePort, getOrUndefined, ignoreConflict, installCrds, kubeConfigOf, readEnv, registerMembers, waitFor } from './controller-env.js';
+import { clusterInfo, envRunning, envStart, envStop, getOrUndefined, kubeConfigOf, readEnv, startController, waitFor } from './controller-env.js';
 import { MemberWatch } from './controller-watch.js';
 
 const { values: flags } = parseArgs({
@@ -56,19 +53,7 @@ async function main(): Promise<void> {
   process.on('exit', thaw);
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => (thaw(), process.exit(130)));
 
-  const binary = flags.binary ?? path.join(distDir(), 'karmada-lite');
-  if (!existsSync(binary)) throw new Error(`no controller binary at ${binary}; run node scripts/build.mjs or pass --binary`);
-  await installCrds(host);
-  await registerMembers(env, host);
-  await ignoreConflict(host.request('POST', '/api/v1/namespaces', { body: { metadata: { name: NS } } }));
-
-  const workDir = mkdtempSync(path.join(tmpdir(), 'frozen-member-'));
-  const port = await freePort();
-  const logFile = path.join(workDir, 'controller.log');
-  const fd = openSync(logFile, 'a');
-  const child: ChildProcess = spawn(binary, ['controller', '--kubeconfig', clusterInfo(env, 'host').kubeconfig, '--metrics-port', String(port), '--bind-address', '127.0.0.1'], { stdio: ['ignore', fd, fd] });
-  closeSync(fd);
-  log(`controller ${binary} (pid ${child.pid}, log ${logFile})`);
+  const { binary, child, port, logFile } = await startController(env, host, { binary: flags.binary, namespace: NS, prefix: 'frozen-member-', log });
   try {
     await waitFor('the controller to be ready', async () => ((await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200 ? true : undefined), 60_000);
     const readyOf = async (m: string) => ((await getOrUndefined(host, `/apis/cluster.karmada.io/v1alpha1/clusters/${m}`))?.status?.conditions ?? []).find((c: any) => c.type === 'Ready')?.status;

@@ -236,6 +236,35 @@ export const DeschedulerComponentName = 'karmada-descheduler';
 export const WorkloadRebalancerControllerName = 'workload-rebalancer';
 
 // ---------------------------------------------------------------------------------------------
+// Staged rollout (karmada-lite extension, Karmada proposal #7891; README "Staged rollout")
+
+export const RolloutControllerName = 'rollout-controller';
+export const RolloutTypeStaged = 'Staged';
+/** The binding condition of a staged rollout: True once every stage passed. */
+export const BindingRollout = 'Rollout';
+export const RolloutReasonProgressing = 'Progressing';
+export const RolloutReasonPaused = 'Paused';
+export const RolloutReasonStageFailed = 'StageFailed';
+export const RolloutReasonRolledBack = 'RolledBack';
+export const RolloutReasonAborted = 'Aborted';
+export const RolloutReasonCompleted = 'Completed';
+/** Binding annotations an operator sets: open the next stage now / hold / give every cluster the stable revision back. */
+export const RolloutPromoteAnnotation = 'rollout.karmada-lite.io/promote';
+export const RolloutPauseAnnotation = 'rollout.karmada-lite.io/pause';
+export const RolloutAbortAnnotation = 'rollout.karmada-lite.io/abort';
+export const EventReasonRolloutStarted = 'RolloutStarted';
+export const EventReasonRolloutRestarted = 'RolloutRestarted';
+export const EventReasonRolloutStageOpened = 'RolloutStageOpened';
+export const EventReasonRolloutStagePassed = 'RolloutStagePassed';
+export const EventReasonRolloutStageFailed = 'RolloutStageFailed';
+export const EventReasonRolloutPromoted = 'RolloutPromoted';
+export const EventReasonRolloutPaused = 'RolloutPaused';
+export const EventReasonRolloutResumed = 'RolloutResumed';
+export const EventReasonRolloutRolledBack = 'RolloutRolledBack';
+export const EventReasonRolloutAborted = 'RolloutAborted';
+export const EventReasonRolloutCompleted = 'RolloutCompleted';
+
+// ---------------------------------------------------------------------------------------------
 // Defaults
 
 export const DefaultSchedulerName = 'default-scheduler';

@@ -50,6 +50,7 @@ import { flat, intern, uuidShaped } from '../json/strings.js';
 import { applyOverridePolicies, type AppliedOverrideItem } from './override.js';
 import { emptyResult, type CoreEvent, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
 import { pruneInPlace } from './prune.js';
+import { rolloutRender } from './rollout.js';
 import { takeByWeight } from '../scheduler/webster.js';
 
 export const BINDING = 'binding';
@@ -152,14 +153,23 @@ export function reconcileBinding(ctx: ReconcileContext, key: string): ReconcileR
     }
   }
 
+  // A staged rollout (src/core/rollout.ts) says which template each cluster renders from; until the rollout
+  // controller first wrote the binding's status, nothing is rendered.
+  const rollout = rolloutRender(ctx.reader, b, tpl);
+  if (rollout === 'pending') return { writes, events };
   const byCluster = new Map(live.map((w) => [safeCluster(w), w]));
   const errors: string[] = [];
   const revisions = new Map<number, KObject>();
   const decorated = new Map<KObject, KObject>();
+  const stableRevisions = new Map<number, KObject>();
+  const stableDecorated = new Map<KObject, KObject>();
   const completions = jobCompletions(b, tpl, targets);
   for (const target of targets) {
     try {
-      const rendered = renderWork(ctx, b, tpl, target, byCluster.get(target.name), events, revisions, decorated, completions?.get(target.name));
+      const choice = rollout?.(target.name);
+      const stable = choice !== undefined && choice.template !== tpl;
+      const from = stable ? choice.template : tpl;
+      const rendered = renderWork(ctx, b, from, target, byCluster.get(target.name), events, stable ? stableRevisions : revisions, stable ? stableDecorated : decorated, completions?.get(target.name), choice?.hold === true);
       if (rendered) writes.push(rendered);
     } catch (e) {
       errors.push(errorMessage(e));
@@ -235,6 +245,7 @@ function renderWork(
   revisions: Map<number, KObject>,
   decorated: Map<KObject, KObject>,
   completions: number | undefined,
+  hold = false,
 ): Write | undefined {
   // Clusters with the same replica count share one revised, pruned base (the interpreter is asked once
   // per count); each Work then gets its own metadata over the shared, never-mutated body.
@@ -317,7 +328,7 @@ function renderWork(
   if (existing && isTerminating(existing)) throw new Error(`work ${workNs}/${workName} is being deleted`);
   const spec = {
     workload: { manifests: [manifest] },
-    suspendDispatching: isSuspendedFor(b, target.name),
+    suspendDispatching: hold || isSuspendedFor(b, target.name),
     preserveResourcesOnDeletion: b.spec?.preserveResourcesOnDeletion === true,
   };
   if (!existing) {

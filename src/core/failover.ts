@@ -27,7 +27,7 @@ import type { ObjectMeta, ResourceBindingSpec, ResourceBindingStatus } from '../
 import { errorMessage } from '../json/error.js';
 import type { EvictionTask } from './eviction.js';
 import { bindingType, CLUSTER, type Binding } from './kinds.js';
-import { withMetaAndSpec, findCondition, isTerminating, parseRefKey, parseTime, refOf, rfc3339, setCondition, type KObject } from './object.js';
+import { clockStamp, withMetaAndSpec, findCondition, isTerminating, parseRefKey, parseTime, refOf, rfc3339, setCondition, type KObject } from './object.js';
 import { deepEqual, isObject } from '../json/value.js';
 import { evalJsonPath } from './jsonpath.js';
 import { emptyResult, type AggregatedStatusItem, type CoreEvent, type ReconcileContext, type ReconcileResult } from './ports.js';
@@ -278,15 +278,6 @@ function preservedLabelState(rules: Array<{ aliasLabelName: string; jsonPath: st
   const out: Record<string, string> = {};
   for (const r of rules) out[r.aliasLabelName] = evalJsonPath(r.jsonPath, item.status);
   return out;
-}
-
-/**
- * A clock reading kept to the millisecond (like a MicroTime): cut to the second, as metav1.Time is, a
- * persisted clock would let failover fire up to a second before tolerationSeconds has passed.
- */
-function clockStamp(d: Date): string {
-  const iso = d.toISOString();
-  return iso.endsWith('.000Z') ? `${iso.slice(0, -5)}Z` : iso;
 }
 
 function setHistory(b: KObject, h: HistoryEntry[]): void {

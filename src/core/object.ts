@@ -231,6 +231,15 @@ export function setCondition(
 }
 
 /** RFC 3339 with second precision, as Kubernetes serialises metav1.Time. */
+/**
+ * A clock reading kept to the millisecond (like a MicroTime): cut to the second, as metav1.Time is, a persisted
+ * clock would let failover fire, or a rollout stage pass, up to a second before its seconds have passed.
+ */
+export function clockStamp(d: Date): string {
+  const iso = d.toISOString();
+  return iso.endsWith('.000Z') ? `${iso.slice(0, -5)}Z` : iso;
+}
+
 export function rfc3339(d: Date): string {
   const sec = Math.floor(d.getTime() / 1000);
   // Reconcilers stamp many objects within the same second: format each second once.

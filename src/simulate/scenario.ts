@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { ClusterConditionReady, ClusterReadyMessage, ClusterReadyReason } from '../api/constants.js';
 import { CLUSTER, WORK } from '../core/kinds.js';
-import { rfc3339, type KObject, type ObjectRef } from '../core/object.js';
+import { describeRef, rfc3339, type KObject, type ObjectRef } from '../core/object.js';
 import type { CoreOptions } from '../core/ports.js';
 import { compileSkippedNamespaces } from '../core/namespace.js';
 import { InputError } from '../io/documents.js';
@@ -52,6 +52,8 @@ export interface Step {
   memberApply?: { cluster: string; object: KObject } | Array<{ cluster: string; object: KObject }>;
   memberDelete?: MemberRef | MemberRef[];
   memberStatus?: MemberState | MemberState[];
+  /** `kubectl annotate`: annotations set on an existing object (null removes one), nothing else touched. */
+  annotate?: AnnotateStep | AnnotateStep[];
   clusterReady?: { name: string; ready: boolean } | Array<{ name: string; ready: boolean }>;
   /** Fields merged into a Cluster's status, as its status controller would write them (e.g. a fuller resourceSummary). */
   clusterStatus?: ClusterStatusStep | ClusterStatusStep[];
@@ -61,6 +63,7 @@ export interface Step {
 
 type MemberRef = ObjectRef & { cluster: string };
 type ClusterStatusStep = { name: string; status: Record<string, unknown> };
+type AnnotateStep = ObjectRef & { cluster?: string; annotations: Record<string, string | null> };
 type MemberState = MemberRef & { status?: Record<string, unknown>; health?: 'Healthy' | 'Unhealthy' };
 
 export interface Expectations {
@@ -84,7 +87,7 @@ const BINDING_VERSION = 'work.karmada.io/v1alpha2';
 
 const SCENARIO_KEYS = ['name', 'description', 'options', 'clusters', 'objects', 'members', 'expect', 'steps'];
 const OPTION_KEYS = ['preemption', 'statefulFailoverInjection', 'simulateMembers', 'start', 'gracefulEvictionTimeoutSeconds', 'clusterFailureThresholdSeconds', 'failover', 'enableNoExecuteTaintEviction', 'noExecuteTaintEvictionPurgeMode', 'skippedPropagatingNamespaces'];
-const STEP_KEYS = ['name', 'apply', 'delete', 'memberApply', 'memberDelete', 'memberStatus', 'clusterReady', 'clusterStatus', 'advance', 'expect'];
+const STEP_KEYS = ['name', 'apply', 'delete', 'memberApply', 'memberDelete', 'memberStatus', 'annotate', 'clusterReady', 'clusterStatus', 'advance', 'expect'];
 const EXPECT_KEYS = ['objects', 'bindings', 'works', 'members', 'absent', 'events', 'noEvents', 'workCount'];
 
 /** An expectation that did not hold, or a step that could not run: the scenario fails (exit 1). */
@@ -293,12 +296,24 @@ export class ScenarioRun {
       for (const m of list(step.memberStatus)) {
         this.cp.setMemberState(m.cluster, m, m.status ? { status: m.status } : { health: m.health ?? 'Healthy' });
       }
+      for (const a of list(step.annotate)) this.annotate(a);
       for (const c of list(step.clusterReady)) this.setReady(c.name, c.ready);
       for (const c of list(step.clusterStatus)) this.mergeClusterStatus(c.name, c.status);
     });
     if (step.advance !== undefined) this.cp.advance(seconds(step.advance));
     else this.cp.settle();
     if (step.expect) this.check(step.expect, label);
+  }
+
+  private annotate(a: AnnotateStep): void {
+    const cur = this.cp.get(a, a.cluster);
+    if (!cur) throw new Error(`annotate: ${describeRef(a)}${a.cluster ? ` in ${a.cluster}` : ''} not found`);
+    const annotations = { ...(cur.metadata.annotations ?? {}) };
+    for (const [k, v] of Object.entries(a.annotations ?? {})) {
+      if (v === null) delete annotations[k];
+      else annotations[k] = String(v);
+    }
+    this.cp.store.update({ ...cur, metadata: { ...cur.metadata, annotations } }, a.cluster);
   }
 
   private mergeClusterStatus(name: string, status: Record<string, unknown>): void {

@@ -19,6 +19,7 @@ import {
   WorkPermanentIDLabel,
 } from '../api/constants.js';
 import { PURGE_MODE_ALIASES, purgeModeAliasWarning } from './purge-mode.js';
+import { defaultRolloutStrategy } from './rollout.js';
 
 export const DEFAULT_GRACE_PERIOD_SECONDS = 600;
 
@@ -117,6 +118,7 @@ export function mutatePropagationPolicy(input: Obj, clusterScoped: boolean, opts
     }
     const app = obj(failover?.application);
     if (app && app.purgeMode === 'Gracefully' && !present(app.gracePeriodSeconds)) app.gracePeriodSeconds = DEFAULT_GRACE_PERIOD_SECONDS;
+    defaultRolloutStrategy(spec);
   }
   if (opts.operation === 'CREATE') {
     const meta = child(object, 'metadata');

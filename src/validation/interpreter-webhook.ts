@@ -36,7 +36,7 @@ function dnsLabelErrors(value: string, fmt: string, message: string, examples: s
   return errs;
 }
 
-const dns1123LabelErrors = (v: string) =>
+export const dns1123LabelErrors = (v: string) =>
   dnsLabelErrors(v, DNS1123_LABEL_FMT, "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", ['my-name', '123-abc']);
 const dns1035LabelErrors = (v: string) =>
   dnsLabelErrors(v, DNS1035_LABEL_FMT, "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character", ['my-name', 'abc-123']);

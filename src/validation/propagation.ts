@@ -7,6 +7,7 @@ import { qualifiedNameErrors } from './labels.js';
 import { isObj, numOf, obj, objs, present, strOf, type Obj } from './json.js';
 import { validatePlacement } from './placement.js';
 import { canonicalPurgeMode } from './purge-mode.js';
+import { validateRolloutStrategy } from './rollout.js';
 import { ClusterPropagationPolicyPermanentIDLabel, PropagationPolicyPermanentIDLabel } from '../api/constants.js';
 
 export interface PolicyAdmission {
@@ -75,6 +76,7 @@ export function validatePropagationSpec(specValue: unknown, namespace: string): 
       errs.push(invalid('spec.suspension.suspension', json(suspension), 'suspension dispatching cannot co-exist with dispatchingOnClusters.clusterNames'));
     }
   }
+  errs.push(...validateRolloutStrategy(spec.rolloutStrategy));
   return errs;
 }
 

@@ -1045,6 +1045,7 @@ export interface PropagationSpec {
       namespace?: string;
     }[]
   ];
+  rolloutStrategy?: RolloutStrategy;
   /**
    * The order in which bindings of this policy are scheduled, relative to others.
    */
@@ -1074,6 +1075,84 @@ export interface PropagationSpec {
       clusterNames?: string[];
     };
   };
+}
+/**
+ * karmada-lite extension (Karmada proposal #7891, staged propagation): how a new revision of a selected template reaches the clusters.
+ *
+ * This interface was referenced by `KarmadaLiteAPI`'s JSON-Schema
+ * via the `definition` "RolloutStrategy".
+ */
+export interface RolloutStrategy {
+  /**
+   * The stages and their gates; required when type is Staged.
+   */
+  staged?: {
+    gate?: RolloutGate;
+    /**
+     * What happens when a stage fails its gate (timeoutSeconds).
+     */
+    onFailure?: {
+      /**
+       * Pause (default) stops at the failed stage; Continue opens the next stage anyway; Rollback gives the failed stage's clusters the previous revision back and stops.
+       */
+      action?: 'Pause' | 'Continue' | 'Rollback';
+    };
+    /**
+     * Ordered stages. Absent or empty: one stage per cluster, in the binding's cluster order. Scheduled clusters no stage names or selects belong to the last stage.
+     */
+    stages?: {
+      /**
+       * The clusters of this stage. A scheduled cluster belongs to the first stage that names or selects it.
+       */
+      clusterNames?: string[];
+      gate?: RolloutGate;
+      /**
+       * karmada-lite extension: the clusters whose labels match belong to this stage too.
+       */
+      labelSelector?: {
+        matchExpressions?: {
+          key: string;
+          operator: string;
+          values?: string[];
+        }[];
+        matchLabels?: {
+          [k: string]: string;
+        };
+      };
+      /**
+       * The stage's name (a DNS label). Default stage-<index>.
+       */
+      name?: string;
+    }[];
+  };
+  /**
+   * AllAtOnce (default) dispatches every change to every cluster at once; Staged rolls each new template revision out stage by stage.
+   */
+  type?: 'AllAtOnce' | 'Staged';
+}
+/**
+ * karmada-lite extension (Karmada proposal #7891's verification gate): what a stage's clusters must show before the next stage opens.
+ *
+ * This interface was referenced by `KarmadaLiteAPI`'s JSON-Schema
+ * via the `definition` "RolloutGate".
+ */
+export interface RolloutGate {
+  /**
+   * How long every cluster of the stage must satisfy the gate without a break before the next stage opens. Default 0.
+   */
+  minHealthySeconds?: number;
+  /**
+   * The workload's interpreted health (InterpretHealth, as in the binding's aggregatedStatus) must be Healthy on every cluster of the stage. Default true.
+   */
+  requireHealthy?: boolean;
+  /**
+   * Condition types that must be True in the member object's status (as reflected into the binding's aggregatedStatus), e.g. SmokeTestsPassed.
+   */
+  requiredConditions?: string[];
+  /**
+   * A cluster of the open stage that has not satisfied the gate this long after it started progressing fails the stage. Unset: wait forever.
+   */
+  timeoutSeconds?: number;
 }
 /**
  * The template reference, its replica needs, the placement copied from the policy, and the scheduling result.
@@ -1301,6 +1380,7 @@ export interface ResourceBindingStatus {
    * When the binding was last scheduled.
    */
   lastScheduledTime?: string;
+  rollout?: RolloutStatus;
   /**
    * The binding generation the scheduler last acted on.
    */
@@ -1309,6 +1389,71 @@ export interface ResourceBindingStatus {
    * The clusterAffinities term in use.
    */
   schedulerObservingAffinityName?: string;
+}
+/**
+ * karmada-lite extension: the staged rollout of the template's current revision (spec.rolloutStrategy of the policy).
+ *
+ * This interface was referenced by `KarmadaLiteAPI`'s JSON-Schema
+ * via the `definition` "RolloutStatus".
+ */
+export interface RolloutStatus {
+  /**
+   * One entry per scheduled cluster, in stage order.
+   */
+  clusters: {
+    /**
+     * Start of the cluster's current unbroken spell of satisfying the gate.
+     */
+    healthySince?: string;
+    message?: string;
+    name: string;
+    /**
+     * Since when the cluster runs the revision, dispatched; the gate's timeout counts from here.
+     */
+    progressingSince?: string;
+    reason?: string;
+    /**
+     * The revision the cluster's Work carries: revision or stableRevision.
+     */
+    revision?: string;
+    /**
+     * Index into stages.
+     */
+    stage: number;
+    state: 'Waiting' | 'Progressing' | 'Healthy' | 'Failed';
+  }[];
+  /**
+   * Index of the stage being gated; the number of stages once the rollout completed.
+   */
+  currentStage: number;
+  /**
+   * Where the rollout stands; the Rollout condition's reason says the same.
+   */
+  phase?: 'Progressing' | 'Paused' | 'StageFailed' | 'RolledBack' | 'Aborted' | 'Completed';
+  /**
+   * The template revision (its generation) this rollout carries.
+   */
+  revision: string;
+  /**
+   * The revision every cluster ran before this rollout began; absent for a template's first revision.
+   */
+  stableRevision?: string;
+  /**
+   * The template at stableRevision, pruned as Works are: the previous manifest for held clusters, Rollback and abort.
+   */
+  stableTemplate?: {
+    [k: string]: unknown;
+  };
+  stages: {
+    clusters: string[];
+    failedAt?: string;
+    index: number;
+    name?: string;
+    openedAt?: string;
+    passedAt?: string;
+    reason?: 'GatePassed' | 'Promoted' | 'Empty' | 'Continued';
+  }[];
+  startedAt?: string;
 }
 /**
  * Cluster-scoped OverridePolicy: its rules may apply to templates in every namespace and to cluster-scoped templates.
