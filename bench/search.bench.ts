@@ -8,17 +8,32 @@
  *    (growth linear?), fill time, peak RSS.
  * 2. List latency: 100,000 Deployments over 100 members, `labelSelector` matching 1 %, through the search
  *    API handler over loopback HTTP (node:http, no TLS, no aggregator): p50 / p99.
+ * 2b. `list-host`: the same list three ways, side by side: the handler over loopback HTTP (as 2), the
+ *    aggregated server over TLS with the front proxy's client certificate (request-header authentication,
+ *    SubjectAccessReview, no aggregator), and through the real host kube-apiserver's aggregation layer as
+ *    kubectl sends it (the search.karmada.io APIService pointed at that server). Needs scripts/k8s/env.sh's
+ *    environment: the one in $KARMADA_LITE_ENV_DIR, started (and stopped afterwards) when not running.
  * 3. Watch fan-out: 1,000 changes/s for 10 s into the cache, 10 proxy watches over loopback HTTP; latency
  *    from the change entering the store to its event being parsed by the client: p50 / p99.
  */
-import { createServer, request, type Server } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { Agent as HttpAgent, createServer, request, type Server } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { loadavg } from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { requestInfo } from '../src/apiserver/request-info.js';
+import { SarAuthorizer } from '../src/apiserver/authz.js';
+import { AggregatedServer } from '../src/apiserver/server.js';
+import { requestHeaderSource } from '../src/apiserver/setup.js';
+import { errorMessage } from '../src/json/error.js';
+import { RestClient } from '../src/kube/rest.js';
+import { createLogger } from '../src/runtime/log.js';
 import type { ApiHandler } from '../src/apiserver/types.js';
 import { MultiClusterCache, type MemberConnector, type ResourceInfo } from '../src/search/cache.js';
-import { searchHandlers } from '../src/search/handlers.js';
+import { SEARCH_GROUP_VERSION, searchHandlers } from '../src/search/handlers.js';
 import { DEPLOYMENT, POD } from '../src/search/memory-feed.js';
 import type { ResourceStore } from '../src/search/store.js';
 
@@ -199,6 +214,97 @@ async function listLatency(): Promise<void> {
   cache.close();
 }
 
+/**
+ * Sequential GETs of one list by each way in turn (one request of each per round, so that load and JIT
+ * changes during the run fall on all of them alike): p50 / p99 per way over `n` rounds after `warm`.
+ */
+async function timedSideBySide(ways: Array<() => Promise<{ items: unknown[] }>>, n = 200, warm = 20): Promise<Array<{ p50: number; p99: number; items: number }>> {
+  const times = ways.map(() => [] as number[]);
+  const items = ways.map(() => 0);
+  for (let i = 0; i < warm + n; i++) {
+    for (const [w, get] of ways.entries()) {
+      const t0 = performance.now();
+      const body = await get();
+      if (i >= warm) times[w]!.push(performance.now() - t0);
+      items[w] = body.items.length;
+    }
+  }
+  return times.map((t, w) => {
+    t.sort((a, b) => a - b);
+    return { p50: pct(t, 50), p99: pct(t, 99), items: items[w]! };
+  });
+}
+
+/** A GET over a keep-alive agent, its JSON answer parsed (as a client would), failing on anything but 200. */
+function getJson(agent: HttpsAgent | HttpAgent, url: string, headers: Record<string, string> = {}): Promise<{ items: unknown[] }> {
+  return new Promise((resolve, reject) => {
+    const req = (url.startsWith('https:') ? httpsRequest : request)(url, { agent, headers: { accept: 'application/json', ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        if (res.statusCode !== 200) reject(new Error(`GET ${url}: ${res.statusCode} ${text.slice(0, 300)}`));
+        else resolve(JSON.parse(text) as { items: unknown[] });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function listThroughHost(): Promise<void> {
+  const total = 100_000;
+  const { envDir, envRunning, envStart, envStop, installCrds, kubeConfigOf, readEnv } = await import('./controller-env.js');
+  const { registerApiService, unregisterApiService } = await import('../test/integration/aggregated-apiservice.js');
+  console.log(`\n## 2b. List latency through the host kube-apiserver: ${total.toLocaleString()} Deployments over ${MEMBERS} members, labelSelector matching 1 %`);
+  const startedEnv = !envRunning();
+  if (startedEnv) envStart();
+  const env = readEnv();
+  const pki = path.join(envDir(), 'host', 'pki');
+  const kc = kubeConfigOf(env, 'host');
+  const host = new RestClient(kc);
+  await installCrds(host);
+  const gen = generatedMembers(total / MEMBERS, DEPLOYMENT, deployment);
+  const cache = new MultiClusterCache({ connector: gen.connector });
+  cache.update([registry('apps/v1', 'Deployment')], clusters);
+  await filled(cache, total, () => [...gen.stores.values()].reduce((n, s) => n + s.size, 0));
+  const search = searchHandlers({ cache });
+  const plain = await serve(search.handlers);
+  const logger = createLogger({ level: 'error' });
+  const serverOpts = { certFile: path.join(pki, 'aggregated-serving.crt'), keyFile: path.join(pki, 'aggregated-serving.key'), port: 0, bindAddress: '127.0.0.1', allowTtlMs: 10_000, denyTtlMs: 10_000, logger };
+  const server = new AggregatedServer({ ...serverOpts, handlers: search.handlers, discovery: search.discovery, requestHeader: requestHeaderSource(serverOpts, host), authorizer: new SarAuthorizer(host, { allowTtlMs: 10_000, denyTtlMs: 10_000 }), logger });
+  const { port } = await server.start();
+  try {
+    await registerApiService(host, envDir(), port, SEARCH_GROUP_VERSION);
+    const path_ = '/apis/search.karmada.io/v1alpha1/search/cache/apis/apps/v1/deployments?labelSelector=group%3Dg-7';
+    const plainAgent = new HttpAgent({ keepAlive: true });
+    // what the aggregator presents: the front proxy's client certificate and the caller in headers
+    const frontProxy = new HttpsAgent({ keepAlive: true, ca: readFileSync(path.join(pki, 'ca.crt')), cert: readFileSync(path.join(pki, 'front-proxy-client.crt')), key: readFileSync(path.join(pki, 'front-proxy-client.key')), servername: 'karmada-aggregated-apiserver.karmada-system.svc' });
+    const caller = { 'X-Remote-User': 'bench-admin', 'X-Remote-Group': 'system:masters' };
+    const ways: Array<[string, () => Promise<{ items: unknown[] }>]> = [
+      ['search handler, loopback HTTP', () => getJson(plainAgent, plain.url + path_)],
+      ['aggregated server, TLS + request-header authn + SubjectAccessReview', () => getJson(frontProxy, `https://127.0.0.1:${port}${path_}`, caller)],
+      // kubectl's way: the host's client (keep-alive, the admin's certificate), through the aggregator
+      ['host kube-apiserver → aggregator → aggregated server', () => host.request('GET', path_)],
+    ];
+    const results = await timedSideBySide(ways.map(([, get]) => get));
+    const rows = ways.map(([what], i) => [what, results[i]!] as const);
+    const base = rows[0]![1].p50;
+    for (const [what, r] of rows) console.log(`${what.padEnd(72)} ${r.items} items; p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms (${(r.p50 / base).toFixed(2)}× the handler's p50)`);
+    console.log(`200 rounds of one request each way, after 20 warm-up rounds; load average after ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+    plainAgent.destroy();
+    frontProxy.destroy();
+  } finally {
+    await unregisterApiService(host, SEARCH_GROUP_VERSION).catch((e) => console.error(`cannot remove the APIService: ${errorMessage(e)}`));
+    await server.stop();
+    plain.server.close();
+    cache.close();
+    host.close();
+    if (startedEnv) envStop();
+  }
+}
+
 async function watchFanOut(): Promise<void> {
   const rate = 1000;
   const seconds = 10;
@@ -265,7 +371,9 @@ async function watchFanOut(): Promise<void> {
   cache.close();
 }
 
-console.log(`node ${process.version}, load average ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(`node ${process.version}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 if (!only || only === 'fill') await fillAndMemory();
 if (!only || only === 'list') await listLatency();
+// not in the default run: it needs the apiservers of scripts/k8s/env.sh
+if (only === 'list-host') await listThroughHost();
 if (!only || only === 'watch') await watchFanOut();

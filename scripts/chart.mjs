@@ -4,6 +4,9 @@
 //   deploy/controller/controller.yaml  -> templates/controller.yaml (image, replicas, resources, extra args)
 //   deploy/webhook/{secret,validating,mutating}.yaml -> templates/webhook.yaml (a certificate made at install,
 //                                         or kept from the existing Secret on upgrade; Service references)
+//   deploy/aggregated-api/{aggregated-apiserver,apiservices}.yaml -> templates/aggregated-apiserver.yaml
+//                                         (the same for the aggregated server: image, replicas, resources, extra
+//                                         args, its serving certificate and the APIServices' caBundle)
 //
 //   node scripts/chart.mjs            # write the chart
 //   node scripts/chart.mjs --check    # CI: exit 1 when the committed chart differs from what this writes
@@ -25,30 +28,71 @@ function once(text, find, replace, file) {
   return text.replace(find, replace);
 }
 
-function controllerTemplate() {
-  const file = 'deploy/controller/controller.yaml';
-  let t = read(file).replace(/^(#.*\n)+/, '');
-  t = once(t, '  replicas: 2\n', '  replicas: {{ .Values.replicas }}\n', file);
+/** A Deployment's replicas, image, extra args (after `lastArg`) and resources from `values` (`.Values` or a section of it). */
+function workload(t, file, values, lastArg) {
+  t = once(t, '  replicas: 2\n', `  replicas: {{ ${values}.replicas }}\n`, file);
   t = once(
     t,
     '          image: karmada-lite:0.1.0\n',
     '          image: "{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}"\n          imagePullPolicy: {{ .Values.image.pullPolicy }}\n',
     file,
   );
-  t = once(t, '            - --cluster-failure-threshold=30s\n', '            - --cluster-failure-threshold={{ .Values.clusterFailureThreshold }}\n', file);
-  t = once(
-    t,
-    '            - --webhook-port=8443\n',
-    '            - --webhook-port=8443\n            {{- range .Values.extraArgs }}\n            - {{ . | quote }}\n            {{- end }}\n',
-    file,
-  );
-  t = once(
+  t = once(t, `            - ${lastArg}\n`, `            - ${lastArg}\n            {{- range ${values}.extraArgs }}\n            - {{ . | quote }}\n            {{- end }}\n`, file);
+  return once(
     t,
     '          resources:\n            requests: { cpu: 100m, memory: 128Mi }\n            limits: { memory: 512Mi }\n',
-    '          resources:\n            {{- toYaml .Values.resources | nindent 12 }}\n',
+    `          resources:\n            {{- toYaml ${values}.resources | nindent 12 }}\n`,
     file,
   );
-  return HEADER + t;
+}
+
+function controllerTemplate() {
+  const file = 'deploy/controller/controller.yaml';
+  let t = read(file).replace(/^(#.*\n)+/, '');
+  t = once(t, '            - --cluster-failure-threshold=30s\n', '            - --cluster-failure-threshold={{ .Values.clusterFailureThreshold }}\n', file);
+  return HEADER + workload(t, file, '.Values', '--webhook-port=8443');
+}
+
+/**
+ * The aggregated server, its serving certificate and the APIServices in one file (one certificate for
+ * all of them, as for the webhook): made with genCA on install, kept from the Secret on upgrade. A Secret
+ * made by hand without ca.crt (deploy/aggregated-api/README.md) is replaced, since the caBundle needs it.
+ */
+function aggregatedTemplate() {
+  const strip = (t) => t.replace(/^(#.*\n)+/, '');
+  const file = 'deploy/aggregated-api/aggregated-apiserver.yaml';
+  const server = workload(strip(read(file)), file, '.Values.aggregatedApiserver', '--secure-port=6443');
+  const apiservices = strip(read('deploy/aggregated-api/apiservices.yaml')).replaceAll('${CA_BUNDLE}', '{{ $ca }}');
+  if (/\$\{/.test(apiservices)) throw new Error('deploy/aggregated-api/apiservices.yaml: a placeholder scripts/chart.mjs does not know');
+  return (
+    HEADER +
+    `{{- if .Values.aggregatedApiserver.enabled }}
+{{- $name := "karmada-aggregated-apiserver-cert" }}
+{{- $existing := lookup "v1" "Secret" "karmada-system" $name }}
+{{- $ca := "" }}{{- $crt := "" }}{{- $key := "" }}
+{{- if and $existing $existing.data (index $existing.data "ca.crt") }}
+{{- $ca = index $existing.data "ca.crt" }}{{- $crt = index $existing.data "tls.crt" }}{{- $key = index $existing.data "tls.key" }}
+{{- else }}
+{{- $caCert := genCA "karmada-aggregated-apiserver-ca" 3650 }}
+{{- $host := "karmada-aggregated-apiserver.karmada-system.svc" }}
+{{- $cert := genSignedCert $host nil (list $host (printf "%s.cluster.local" $host)) (int .Values.aggregatedApiserver.certificateDays) $caCert }}
+{{- $ca = $caCert.Cert | b64enc }}{{- $crt = $cert.Cert | b64enc }}{{- $key = $cert.Key | b64enc }}
+{{- end }}
+apiVersion: v1
+kind: Secret
+metadata:
+  name: {{ $name }}
+  namespace: karmada-system
+type: kubernetes.io/tls
+data:
+  tls.crt: {{ $crt }}
+  tls.key: {{ $key }}
+  ca.crt: {{ $ca }}
+---
+${server}---
+${apiservices}{{- end }}
+`
+  );
 }
 
 /**
@@ -92,7 +136,7 @@ function files() {
     'Chart.yaml',
     `${HEADER}apiVersion: v2
 name: karmada-lite
-description: A Karmada-compatible multi-cluster policy engine in one binary (controller and admission webhook)
+description: A Karmada-compatible multi-cluster policy engine in one binary (controller, admission webhook and aggregated API server)
 type: application
 version: ${version}
 appVersion: "${version}"
@@ -119,10 +163,24 @@ webhook:
   # (kept on upgrade); turn this off to manage them with scripts/deploy-cert.sh instead.
   enabled: true
   certificateDays: 365
+# karmada-lite apiserver: clusters/{name}/proxy and karmada-search behind the host's aggregation layer
+# (deploy/aggregated-api/README.md). Its APIServices take cluster.karmada.io/v1alpha1 and search.karmada.io/v1alpha1
+# over from the CRDs; the Clusters stay in their CRD, and the controller reads them there, not through it.
+aggregatedApiserver:
+  enabled: true
+  replicas: 2
+  # More apiserver flags, e.g. ["--authorization-webhook-cache-authorized-ttl=30s"].
+  extraArgs: []
+  resources:
+    requests: { cpu: 100m, memory: 128Mi }
+    limits: { memory: 512Mi }
+  # The serving certificate karmada-aggregated-apiserver-cert, made at install (kept on upgrade).
+  certificateDays: 365
 `,
   );
   f.set('templates/controller.yaml', controllerTemplate());
   f.set('templates/webhook.yaml', webhookTemplate());
+  f.set('templates/aggregated-apiserver.yaml', aggregatedTemplate());
   f.set(
     'templates/NOTES.txt',
     `karmada-lite {{ .Chart.AppVersion }} runs in karmada-system:

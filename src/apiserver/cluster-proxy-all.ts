@@ -35,6 +35,27 @@ async function ask(conn: MemberConnection, path: string, user: UserInfo): Promis
 }
 
 /**
+ * The one cluster that has the named object `path` (a member path with its query) refers to, found by a
+ * GET as the caller on every cluster; else Karmada's answer (404 none, 409 several), or why `path` names no
+ * object at all.
+ */
+export async function ownerOfNamed(host: RestClient, path: string, user: UserInfo): Promise<{ owner: string } | { code: number; text: string } | { refused: string }> {
+  const inner = requestInfo('GET', path);
+  if (!inner.isResourceRequest) return { refused: `${path.split('?')[0]} is not a resource` };
+  if (!inner.name) return { refused: `${path.split('?')[0]} names no object` };
+  const base = inner.apiGroup ? `/apis/${inner.apiGroup}/${inner.apiVersion}` : `/api/${inner.apiVersion}`;
+  const ns = inner.namespace && inner.resource !== 'namespaces' ? `/namespaces/${inner.namespace}` : '';
+  const sub = inner.subresource && !NOT_LOOKED_UP.has(inner.subresource) ? `/${inner.subresource}` : '';
+  const lookup = `${base}${ns}/${inner.resource}/${inner.name}${sub}`;
+  const members = await connections(host);
+  const found: string[] = [];
+  await Promise.all(members.map(async ({ name, conn }) => ((await ask(conn, lookup, user))?.status === 200 ? found.push(name) : undefined)));
+  if (found.length === 0) return { code: 404, text: "resource not found or don't have permission to get it" };
+  if (found.length > 1) return { code: 409, text: `conflict resource, exist in more than one cluster: ${found.sort().join(',')}` };
+  return { owner: found[0]! };
+}
+
+/**
  * Answers the request itself (returns undefined), or names the one cluster that has the named object, for
  * the caller to forward the original request to.
  */
@@ -48,18 +69,12 @@ export async function proxyAllClusters(host: RestClient, hostUpstream: Upstream 
     up.pipe(res);
     return undefined;
   }
-  const members = await connections(host);
   if (inner.name) {
-    const base = inner.apiGroup ? `/apis/${inner.apiGroup}/${inner.apiVersion}` : `/api/${inner.apiVersion}`;
-    const ns = inner.namespace && inner.resource !== 'namespaces' ? `/namespaces/${inner.namespace}` : '';
-    const sub = inner.subresource && !NOT_LOOKED_UP.has(inner.subresource) ? `/${inner.subresource}` : '';
-    const path = `${base}${ns}/${inner.resource}/${inner.name}${sub}`;
-    const found: string[] = [];
-    await Promise.all(members.map(async ({ name, conn }) => ((await ask(conn, path, user))?.status === 200 ? found.push(name) : undefined)));
-    if (found.length === 0) return void sendText(res, 404, "resource not found or don't have permission to get it");
-    if (found.length > 1) return void sendText(res, 409, `conflict resource, exist in more than one cluster: ${found.join(',')}`);
-    return found[0];
+    const found = await ownerOfNamed(host, target.path, user);
+    if ('owner' in found) return found.owner;
+    if ('code' in found) return void sendText(res, found.code, found.text);
   }
+  const members = await connections(host);
   if (inner.verb !== 'list') return void sendText(res, 405, `Request verb ${inner.verb} is not support`);
   const answers = await Promise.all(members.map(({ conn }) => ask(conn, target.path, user)));
   let first: { list: any; res: IncomingMessage } | undefined;

@@ -2,15 +2,17 @@
 // of the Cluster and the caller impersonated (karmada-aggregated-api.md section 2.1), so that the member's
 // RBAC decides what the caller sees. Answers stream through unbuffered (watch, logs?follow=true); upgraded
 // connections (exec, attach, port-forward over SPDY or WebSocket) are piped both ways.
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { KubeConfig } from '@kubernetes/client-node';
 import { secretRefOf, memberKubeConfig } from '../kube/credentials.js';
 import type { RestClient } from '../kube/rest.js';
 import { KarmadaClusterNamespace } from '../api/constants.js';
 import { CLUSTER_GROUP, CLUSTER_VERSION, getCluster } from './cluster-storage.js';
 import { StatusError, statusBody } from './status.js';
 import { forwardableHeaders, kubeConfigUpstream, readAll, responseHeaders, send, type Upstream } from './upstream.js';
-import { proxyAllClusters } from './cluster-proxy-all.js';
+import { ownerOfNamed, proxyAllClusters } from './cluster-proxy-all.js';
+import { parseProxyURL, proxyHeaders, tunnelAgent } from './proxy-tunnel.js';
 import type { ApiHandler, UserInfo } from './types.js';
 
 const PREFIX = `/apis/${CLUSTER_GROUP}/${CLUSTER_VERSION}/clusters/`;
@@ -43,17 +45,33 @@ export interface MemberConnection {
   options(method: string, path: string, headers: Record<string, string | string[]>): Promise<import('node:https').RequestOptions>;
 }
 
-/** The member's endpoint and credentials from the Cluster and its Secrets, read from the host on every request. */
+/** A member reached with the impersonator's token alone: its endpoint, and TLS checked against the system's roots unless insecureSkipTLSVerification. */
+function endpointKubeConfig(cluster: any): KubeConfig {
+  const name = cluster.metadata?.name as string;
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name, server: cluster.spec.apiEndpoint, skipTLSVerify: cluster.spec?.insecureSkipTLSVerification === true }],
+    users: [{ name }],
+    contexts: [{ name, cluster: name, user: name }],
+    currentContext: name,
+  });
+  return kc;
+}
+
+/**
+ * The member's endpoint and credentials from the Cluster and its Secrets, read from the host on every
+ * request. Push or Pull alike, as Karmada: a Pull cluster is reached when its agent registered an
+ * endpoint and an impersonator Secret (`--cluster-api-endpoint`, the default `--report-secrets`).
+ */
 export async function memberConnection(host: RestClient, name: string): Promise<MemberConnection> {
   const cluster = await getCluster(host, name);
-  if (cluster.spec?.syncMode === 'Pull') throw new StatusError(400, `cluster ${name} is a Pull mode cluster; karmada-lite proxies only to Push mode clusters, whose credentials the control plane holds`);
   if (!cluster.spec?.apiEndpoint && !cluster.spec?.secretRef) throw new StatusError(500, `API endpoint of cluster ${name} should not be empty`);
   const ref = secretRefOf(cluster);
-  if (!ref) throw new StatusError(500, `cluster ${name} has no spec.secretRef: the proxy has no credentials for it`);
-  const secret = await host.request('GET', `/api/v1/namespaces/${encodeURIComponent(ref.namespace)}/secrets/${encodeURIComponent(ref.name)}`);
-  const kc = memberKubeConfig(cluster, secret);
-  // Karmada authenticates as the impersonator ServiceAccount when the Cluster names one
   const impRef = cluster.spec?.impersonatorSecretRef as { namespace?: string; name?: string } | undefined;
+  // without the credentials Secret only the impersonator's token can open the way (Karmada's only one)
+  if (!ref && !impRef?.name) throw new StatusError(500, `the impersonatorSecretRef of cluster ${name} is nil`);
+  const kc = ref ? memberKubeConfig(cluster, await host.request('GET', `/api/v1/namespaces/${encodeURIComponent(ref.namespace)}/secrets/${encodeURIComponent(ref.name)}`)) : endpointKubeConfig(cluster);
+  // Karmada authenticates as the impersonator ServiceAccount when the Cluster names one
   let impersonatorToken: string | undefined;
   if (impRef?.name) {
     const s = await host.request('GET', `/api/v1/namespaces/${encodeURIComponent(impRef.namespace || KarmadaClusterNamespace)}/secrets/${encodeURIComponent(impRef.name)}`);
@@ -61,6 +79,8 @@ export async function memberConnection(host: RestClient, name: string): Promise<
     if (!t) throw new StatusError(500, `failed to get impresonateToken for cluster ${name}: the impresonate token of cluster ${name} is empty`);
     impersonatorToken = Buffer.from(t, 'base64').toString('utf8');
   }
+  const proxy = cluster.spec?.proxyURL ? parseProxyURL(name, String(cluster.spec.proxyURL)) : undefined;
+  const connectHeaders = proxyHeaders(cluster.spec?.proxyHeader);
   const upstream = kubeConfigUpstream(kc);
   return {
     async options(method, path, headers) {
@@ -73,6 +93,7 @@ export async function memberConnection(host: RestClient, name: string): Promise<
         delete o.cert;
         delete o.key;
       }
+      if (proxy) o.agent = tunnelAgent(proxy, connectHeaders, o.protocol ?? 'https:');
       return o;
     },
   };
@@ -86,7 +107,6 @@ export function clusterProxyHandler(host: RestClient, hostUpstream?: Upstream): 
   const prepare = async (req: IncomingMessage, user: UserInfo, upgrade: boolean, name = proxyTarget(req.url ?? '/')?.name) => {
     const target = proxyTarget(req.url ?? '/');
     if (!target || name === undefined) throw new StatusError(404, 'the server could not find the requested resource');
-    if (name === '*') throw new StatusError(400, 'clusters/*/proxy cannot upgrade a connection: name one cluster');
     const conn = await memberConnection(host, name);
     const headers = { ...forwardableHeaders(req.headers, identityHeader), ...impersonationHeaders(user) };
     if (upgrade) {
@@ -130,7 +150,15 @@ export function clusterProxyHandler(host: RestClient, hostUpstream?: Upstream): 
     },
     async upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, ctx) {
       if (ctx.info.subresource !== 'proxy') throw new StatusError(404, 'the server could not find the requested resource');
-      const o = await prepare(req, ctx.user, true);
+      let name: string | undefined;
+      if (proxyTarget(req.url ?? '/')?.name === '*') {
+        // as Karmada: a named object's subresource (pods/NAME/exec) goes to the one cluster that has the object
+        const found = await ownerOfNamed(host, proxyTarget(req.url ?? '/')!.path, ctx.user);
+        if ('refused' in found) throw new StatusError(400, `clusters/*/proxy upgrades a connection only for a named object (pods/NAME/exec): ${found.refused}; name the cluster instead (clusters/NAME/proxy)`);
+        if ('code' in found) return void socket.end(rawText(found.code, found.text));
+        name = found.owner;
+      }
+      const o = await prepare(req, ctx.user, true, name);
       const up = send(o);
       up.once('upgrade', (member: IncomingMessage, memberSocket: Duplex, memberHead: Buffer) => {
         socket.write(rawHead(member));
@@ -162,6 +190,11 @@ export function clusterProxyHandler(host: RestClient, hostUpstream?: Upstream): 
       up.end();
     },
   };
+}
+
+/** A plain-text answer (Karmada's words for `*`) as raw HTTP/1.1 for the caller's socket. */
+function rawText(code: number, text: string): string {
+  return `HTTP/1.1 ${code} ${STATUS_CODES[code] ?? ''}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`;
 }
 
 /** The status line and headers of a member's answer, as raw HTTP/1.1 for the caller's socket. */

@@ -15,7 +15,7 @@ export const CLUSTER_VERSION = 'v1alpha1';
 export const CLUSTER_STORAGE_VERSION = 'v1alpha1storage';
 export const CLUSTER_CRD = `clusters.${CLUSTER_GROUP}`;
 
-const CLUSTERS: StorageVersion = { group: CLUSTER_GROUP, version: CLUSTER_VERSION, storageVersion: CLUSTER_STORAGE_VERSION, resource: 'clusters', kind: 'Cluster' };
+export const CLUSTERS: StorageVersion = { group: CLUSTER_GROUP, version: CLUSTER_VERSION, storageVersion: CLUSTER_STORAGE_VERSION, resource: 'clusters', kind: 'Cluster' };
 
 export const CLUSTER_DISCOVERY: ApiGroupResources = {
   groupVersion: `${CLUSTER_GROUP}/${CLUSTER_VERSION}`,

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { RestClient } from '../kube/rest.js';
+import { limiterOptions } from '../kube/rate-limiter.js';
 import type { Logger } from '../runtime/log.js';
 import { AUTHENTICATION_CONFIGMAP, DEFAULT_REQUEST_HEADERS, requestHeaderFromConfigMap, type RequestHeaderConfig } from './authn.js';
 import { SarAuthorizer } from './authz.js';
@@ -31,7 +32,11 @@ export interface AggregatedApiOptions {
   reloadIntervalMs?: number;
   /** APIs mounted beside the Cluster ones (karmada-search's search and proxying). */
   extra?: { handlers: ApiHandler[]; discovery: ApiGroupResources[] };
+  /** The caller made sure of the Cluster CRD's storage version (keepStorageVersions), so it is not asked again here. */
+  storageVersionsReady?: boolean;
   logger: Logger;
+  /** --kube-api-qps/--kube-api-burst: the host client's token bucket (its SubjectAccessReviews, the proxy's Cluster and Secret reads); none: unlimited. */
+  hostLimit?: { qps: number; burst: number };
 }
 
 /** The request-header settings from the flags, or a loader of the host's ConfigMap (asked again on reload). */
@@ -74,8 +79,8 @@ export function requestHeaderSource(opts: AggregatedApiOptions, host: RestClient
 
 /** Everything the server needs from the host, checked before it listens; the Cluster storage version made sure of. */
 export async function createAggregatedApi(kc: KubeConfig, opts: AggregatedApiOptions): Promise<AggregatedServer> {
-  const host = new RestClient(kc);
-  await ensureClusterStorageVersion(host);
+  const host = new RestClient(kc, limiterOptions(opts.hostLimit));
+  if (!opts.storageVersionsReady) await ensureClusterStorageVersion(host);
   const storage = clusterStorageHandler(kubeConfigUpstream(kc));
   const proxy = clusterProxyHandler(host, kubeConfigUpstream(kc));
   // one prefix for both: `clusters/<name>` and `clusters/<name>/status` are storage, `clusters/<name>/proxy/...` the proxy

@@ -2,6 +2,7 @@
 // from the CRD, so the objects are reached through one more served version of the same CRD (ARCHITECTURE.md,
 // "Cluster objects under the aggregated API"). Nothing is copied; uids and resourceVersions stay.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Informer } from '../kube/informer.js';
 import type { RestClient } from '../kube/rest.js';
 import { forwardableHeaders, readAll, responseHeaders, roundTrip, type Upstream } from './upstream.js';
 import type { ApiHandler } from './types.js';
@@ -109,6 +110,64 @@ export function storageVersionHandler(host: Upstream, sv: StorageVersion): ApiHa
       });
       upstream.on('end', () => res.end(toPublic(pending)));
       upstream.on('error', () => res.destroy());
+    },
+  };
+}
+
+const servesVersion = (crd: any, sv: StorageVersion): boolean => ((crd?.spec?.versions ?? []) as Array<{ name?: string; served?: boolean }>).some((v) => v.name === sv.storageVersion && v.served);
+
+export interface KeptStorageVersions {
+  close(): void;
+}
+
+/**
+ * Makes sure of each storage version once (before the server and karmada-search start: one check for
+ * both), then keeps it: re-applying crds/ replaces the CRD's versions and drops it, which leaves the
+ * APIService's group-version with nothing behind it. A watch on each CRD, by name, adds it again at once.
+ */
+export async function keepStorageVersions(host: RestClient, svs: readonly StorageVersion[], opts: { log?: (msg: string, fields?: Record<string, unknown>) => void; retryMs?: number } = {}): Promise<KeptStorageVersions> {
+  await Promise.all(svs.map((sv) => ensureStorageVersion(host, sv)));
+  const stop = new AbortController();
+  const informers = svs.map((sv) => {
+    const crdName = `${sv.resource}.${sv.group}`;
+    const informer = new Informer(host, {
+      path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions?fieldSelector=${encodeURIComponent(`metadata.name=${crdName}`)}`,
+      onError: (e) => opts.log?.('watching a CRD for its storage version failed', { crd: crdName, error: errorMessage(e) }),
+    });
+    let running = false;
+    let again = false;
+    const repair = async (): Promise<void> => {
+      if (running) return void (again = true);
+      running = true;
+      try {
+        do {
+          again = false;
+          const crd = informer.get(undefined, crdName);
+          if (!crd || servesVersion(crd, sv) || stop.signal.aborted) break;
+          try {
+            await ensureStorageVersion(host, sv, { signal: stop.signal });
+            opts.log?.('added the storage version to the CRD again', { crd: crdName, version: sv.storageVersion });
+          } catch (e) {
+            // a conflicting write of the CRD, or a host that does not answer: tried again shortly
+            opts.log?.('cannot add the storage version to the CRD', { crd: crdName, version: sv.storageVersion, error: errorMessage(e) });
+            await new Promise((r) => setTimeout(r, opts.retryMs ?? 1_000));
+            again = true;
+          }
+        } while (again && !stop.signal.aborted);
+      } finally {
+        running = false;
+      }
+    };
+    informer.on((type) => {
+      if (type !== 'DELETED') void repair();
+    });
+    informer.start();
+    return informer;
+  });
+  return {
+    close() {
+      stop.abort();
+      for (const i of informers) i.stop();
     },
   };
 }

@@ -247,12 +247,19 @@ function watchFromCache(res: ServerResponse, ctx: Ctx, deps: SearchDeps, entries
             if (ended) return;
             const o = ev.object;
             running.byCluster.set(e.cluster, o.resourceVersion);
-            if (target.namespace !== undefined && o.namespace !== target.namespace) return;
-            if (e.namespaces && !e.namespaces.has(o.namespace)) return;
-            if (f.labels && !f.labels(o.labels)) return;
-            if (fields.name && (o.name === fields.name.value) !== fields.name.equal) return;
-            if (fields.namespace && (o.namespace === fields.namespace.value) !== fields.namespace.equal) return;
-            res.write(`{"type":"${ev.type}","object":${o.withResourceVersion(encodeMultiClusterRV(running))}}\n`, 'latin1');
+            const passes = (x: CachedObject) =>
+              !(target.namespace !== undefined && x.namespace !== target.namespace) &&
+              !(e.namespaces && !e.namespaces.has(x.namespace)) &&
+              !(f.labels && !f.labels(x.labels)) &&
+              !(fields.name && (x.name === fields.name.value) !== fields.name.equal) &&
+              !(fields.namespace && (x.namespace === fields.namespace.value) !== fields.namespace.equal);
+            const now = passes(o);
+            const before = ev.type === 'MODIFIED' && ev.old ? passes(ev.old) : now;
+            // kube-apiserver's watch cache: a change into the selection is ADDED, one out of it DELETED
+            // with the object as it was last seen matching, at the change's resourceVersion
+            const [type, shown] = now && before ? [ev.type, o] : now ? ['ADDED', o] : before && ev.old ? ['DELETED', ev.old] : [undefined, o];
+            if (!type) return;
+            res.write(`{"type":"${type}","object":${shown.withResourceVersion(encodeMultiClusterRV(running))}}\n`, 'latin1');
           },
           end,
         ),

@@ -2,6 +2,7 @@
 // credentials as the rest of the controller), and per type an informer whose cache is the compact store.
 import { clusterSignature, memberKubeConfig, secretRefOf } from '../kube/credentials.js';
 import { Informer } from '../kube/informer.js';
+import { limiterOptions } from '../kube/rate-limiter.js';
 import { RestClient } from '../kube/rest.js';
 import type { FeedReport, MemberConnector, MemberFeed, ResourceInfo } from './cache.js';
 import type { ResourceStore } from './store.js';
@@ -11,6 +12,8 @@ export interface KubeConnectorOptions {
   probeMs?: number;
   probeTimeoutMs?: number;
   watchTimeoutSeconds?: number;
+  /** `--cluster-api-qps`/`--cluster-api-burst`: a token bucket per member connection (none: unlimited). */
+  memberLimit?: { qps: number; burst: number };
 }
 
 export function collectionPath(info: ResourceInfo): string {
@@ -25,7 +28,7 @@ export function kubeMemberConnector(host: RestClient, opts: KubeConnectorOptions
       const ref = secretRefOf(cluster);
       if (!ref) throw new Error(`cluster ${cluster.metadata?.name} does not have a secret (spec.secretRef); a Pull cluster cannot be cached`);
       const secret = await host.request('GET', `/api/v1/namespaces/${encodeURIComponent(ref.namespace)}/secrets/${encodeURIComponent(ref.name)}`);
-      return memberFeed(new RestClient(memberKubeConfig(cluster, secret)), opts);
+      return memberFeed(new RestClient(memberKubeConfig(cluster, secret), limiterOptions(opts.memberLimit)), opts);
     },
   };
 }
@@ -55,7 +58,7 @@ export function memberFeed(client: RestClient, opts: KubeConnectorOptions = {}):
         report({ ok: false, error });
       };
       const informer = new Informer(client, { path, cache: store, watchTimeoutSeconds: opts.watchTimeoutSeconds, maxBackoffMs: 5_000, onError: fail });
-      informer.on((type, obj) => store.informerEvent(type, obj));
+      informer.on((type, obj, old) => store.informerEvent(type, obj, old));
       informer.start();
       void informer.waitForSync().then(() => {
         store.resourceVersion = informer.lastResourceVersion;

@@ -1,13 +1,15 @@
 // karmada-search in the aggregated server: the host's Clusters and ResourceRegistries followed, the cache
 // brought in line with them on every change, the registries' status written, and the handlers to mount.
 import type { KubeConfig } from '@kubernetes/client-node';
-import { CLUSTER_GROUP, CLUSTER_STORAGE_VERSION, ensureClusterStorageVersion } from '../apiserver/cluster-storage.js';
+import { CLUSTER_GROUP, CLUSTER_STORAGE_VERSION, CLUSTERS, ensureClusterStorageVersion } from '../apiserver/cluster-storage.js';
 import { clusterProxyHandler } from '../apiserver/cluster-proxy.js';
 import type { ApiGroupResources, ApiHandler } from '../apiserver/types.js';
 import { kubeConfigUpstream } from '../apiserver/upstream.js';
-import { ensureStorageVersion, storageVersionHandler } from '../apiserver/storage-version.js';
+import { ensureStorageVersion, keepStorageVersions, storageVersionHandler, type KeptStorageVersions } from '../apiserver/storage-version.js';
 import { Informer } from '../kube/informer.js';
+import { limiterOptions } from '../kube/rate-limiter.js';
 import { RestClient } from '../kube/rest.js';
+import type { ClientLimits } from '../kube/store.js';
 import { MultiClusterCache, type MemberConnector } from './cache.js';
 import { SEARCH_DISCOVERY, searchHandlers } from './handlers.js';
 import { kubeMemberConnector } from './member-feed.js';
@@ -26,6 +28,10 @@ export interface SearchOptions {
   /** How often at most a registry's status is written. */
   statusIntervalMs?: number;
   now?: () => Date;
+  /** The caller made sure of the CRDs' storage versions (keepAggregatedStorage), so they are not asked again here. */
+  storageVersionsReady?: boolean;
+  /** `apiserver`'s client flags: the search's own host client and each member's (none: unlimited). */
+  clientLimits?: Partial<ClientLimits>;
 }
 
 export interface Search {
@@ -37,15 +43,34 @@ export interface Search {
 
 const sameConditions = (a: any[] | undefined, b: any[]) => JSON.stringify(a ?? []) === JSON.stringify(b);
 
-export async function startSearch(kc: KubeConfig, opts: SearchOptions = {}): Promise<Search> {
+/**
+ * The Cluster and ResourceRegistry CRDs' storage versions, made sure of once before the server and
+ * karmada-search start, then kept while they run (re-applying crds/ drops them).
+ */
+export async function keepAggregatedStorage(kc: KubeConfig, opts: { log?: SearchOptions['log']; retryMs?: number } = {}): Promise<KeptStorageVersions> {
   const host = new RestClient(kc);
+  try {
+    const kept = await keepStorageVersions(host, [CLUSTERS, REGISTRY_STORAGE], opts);
+    return {
+      close() {
+        kept.close();
+        host.close();
+      },
+    };
+  } catch (e) {
+    host.close();
+    throw e;
+  }
+}
+
+export async function startSearch(kc: KubeConfig, opts: SearchOptions = {}): Promise<Search> {
+  const host = new RestClient(kc, limiterOptions(opts.clientLimits?.host));
   // Clusters and registries are both read through their CRDs' storage versions (the APIServices own v1alpha1)
-  await ensureClusterStorageVersion(host);
-  await ensureStorageVersion(host, REGISTRY_STORAGE);
+  if (!opts.storageVersionsReady) await Promise.all([ensureClusterStorageVersion(host), ensureStorageVersion(host, REGISTRY_STORAGE)]);
   const now = opts.now ?? (() => new Date());
   let statusTimer: ReturnType<typeof setTimeout> | undefined;
   const cache = new MultiClusterCache({
-    connector: opts.connector ?? kubeMemberConnector(host, { probeMs: opts.probeMs, probeTimeoutMs: opts.probeMs }),
+    connector: opts.connector ?? kubeMemberConnector(host, { probeMs: opts.probeMs, probeTimeoutMs: opts.probeMs, memberLimit: opts.clientLimits?.cluster }),
     resolveRetryMs: opts.resolveRetryMs,
     now,
     log: opts.log,

@@ -66,6 +66,8 @@ export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 export interface StoreEvent {
   type: WatchEventType;
   object: CachedObject;
+  /** The object a MODIFIED replaced: a filtered watch sends ADDED or DELETED when only one of them matches, as kube-apiserver's watch cache does. */
+  old?: CachedObject;
 }
 
 export type StoreListener = (e: StoreEvent) => void;
@@ -144,10 +146,10 @@ export class ResourceStore implements InformerCache {
    * What the informer reports after it stored or deleted through the InformerCache side: the event for
    * the watches (a deletion carries the member's final state of the object).
    */
-  informerEvent(type: WatchEventType, obj: any): void {
+  informerEvent(type: WatchEventType, obj: any, old?: unknown): void {
     const md = obj?.metadata ?? {};
     const object = type === 'DELETED' ? this.encode(obj, false) : this.getObject(md.namespace ?? '', md.name ?? '');
-    if (object) this.publish({ type, object });
+    if (object) this.publish(type === 'MODIFIED' && old instanceof CachedObject ? { type, object, old } : { type, object });
   }
 
   // -- writes ----------------------------------------------------------------------------------------
@@ -155,7 +157,7 @@ export class ResourceStore implements InformerCache {
   /** Stores a full decoded object from the member and tells the watches; an in-process source's entry. */
   upsert(obj: any): void {
     const { record, old } = this.put(obj);
-    if (record !== old) this.publish({ type: old ? 'MODIFIED' : 'ADDED', object: record });
+    if (record !== old) this.publish(old ? { type: 'MODIFIED', object: record, old } : { type: 'ADDED', object: record });
   }
 
   remove(final: any): void {

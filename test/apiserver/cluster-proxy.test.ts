@@ -3,9 +3,10 @@
 // member writes it, and an upgraded connection piped both ways.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer as createHttpServer, request as httpRequest, type IncomingHttpHeaders, type Server as HttpServer } from 'node:http';
+import { createServer as createHttpServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { connect as netConnect, type AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +24,9 @@ let front: HttpServer;
 let frontPort = 0;
 const received: { url: string; headers: IncomingHttpHeaders }[] = [];
 let releaseSecond: () => void = () => undefined;
+let memberPort = 0;
+let tunnelProxy: HttpServer;
+const connects: { target: string; rawHeaders: string[] }[] = [];
 const user = { name: 'alice', groups: ['team-a', 'system:authenticated'], extra: { scopes: ['x'] } };
 
 beforeAll(async () => {
@@ -32,6 +36,11 @@ beforeAll(async () => {
   openssl('x509', '-req', '-in', 'm.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-set_serial', '7', '-days', '2', '-extfile', 'ext', '-out', 'm.crt');
   member = createHttpsServer({ cert: readFileSync(join(dir, 'm.crt')), key: readFileSync(join(dir, 'm.key')) }, (req, res) => {
     received.push({ url: req.url ?? '', headers: req.headers });
+    // the object only m1's credentials see, for clusters/*/proxy to find
+    if (req.url === '/api/v1/namespaces/d/pods/owned' && req.headers.authorization !== 'Bearer member-token') {
+      res.writeHead(404, { 'Content-Type': 'application/json' });
+      return void res.end('{"kind":"Status","code":404}');
+    }
     if (req.url?.startsWith('/stream')) {
       res.writeHead(200, { 'Content-Type': 'application/json;stream=watch' });
       res.write('first\n');
@@ -47,13 +56,47 @@ beforeAll(async () => {
     socket.on('data', (d: Buffer) => socket.write(d.toString().toUpperCase()));
   });
   await new Promise<void>((r) => member.listen(0, '127.0.0.1', r));
-  const cluster = { metadata: { name: 'm1' }, spec: { apiEndpoint: `https://127.0.0.1:${(member.address() as AddressInfo).port}`, syncMode: 'Push', secretRef: { namespace: 'karmada-cluster', name: 'm1' } } };
-  const secret = { data: { token: b64('member-token'), caBundle: b64(readFileSync(join(dir, 'ca.crt'))) } };
+  memberPort = (member.address() as AddressInfo).port;
+  const apiEndpoint = `https://127.0.0.1:${memberPort}`;
+  // a forward proxy that only tunnels (CONNECT), as a corporate one would
+  tunnelProxy = createHttpServer((_req, res) => res.writeHead(405).end());
+  tunnelProxy.on('connect', (req: IncomingMessage, client: Duplex, head: Buffer) => {
+    connects.push({ target: req.url ?? '', rawHeaders: req.rawHeaders });
+    const [h, p] = (req.url ?? '').split(':');
+    const upstream = netConnect(Number(p), h!, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    const close = () => (upstream.destroy(), client.destroy());
+    upstream.on('error', close);
+    client.on('error', close);
+  });
+  await new Promise<void>((r) => tunnelProxy.listen(0, '127.0.0.1', r));
+  const ca = b64(readFileSync(join(dir, 'ca.crt')));
+  const clusters: Record<string, any> = {
+    m1: { metadata: { name: 'm1' }, spec: { apiEndpoint, syncMode: 'Push', secretRef: { namespace: 'karmada-cluster', name: 'm1' } } },
+    // behind a proxy, with headers for its CONNECT (a value with a comma is several values, as Karmada splits it)
+    m2: { metadata: { name: 'm2' }, spec: { apiEndpoint, syncMode: 'Push', secretRef: { namespace: 'karmada-cluster', name: 'm2' }, proxyURL: `http://127.0.0.1:${(tunnelProxy.address() as AddressInfo).port}`, proxyHeader: { 'X-Proxy-Token': 'one,two' } } },
+    // Pull, registered by its agent with an endpoint and an impersonator Secret only
+    m3: { metadata: { name: 'm3' }, spec: { apiEndpoint, syncMode: 'Pull', insecureSkipTLSVerification: true, impersonatorSecretRef: { namespace: 'karmada-cluster', name: 'm3-impersonator' } } },
+    // Pull with neither Secret: nothing to reach it with
+    m4: { metadata: { name: 'm4' }, spec: { apiEndpoint, syncMode: 'Pull' } },
+  };
+  const secrets: Record<string, any> = {
+    m1: { data: { token: b64('member-token'), caBundle: ca } },
+    m2: { data: { token: b64('proxied-token'), caBundle: ca } },
+    'm3-impersonator': { data: { token: b64('impersonator-token') } },
+  };
+  const notFound = () => Object.assign(new Error('not found'), { code: 404 });
   const host = {
     async request(_m: string, p: string) {
-      if (p.includes('/clusters/m1')) return cluster;
-      if (p.includes('/clusters/')) throw Object.assign(new Error('not found'), { code: 404 });
-      return secret;
+      if (/\/clusters$/.test(p)) return { items: Object.values(clusters) };
+      const c = /\/clusters\/([^/?]+)/.exec(p);
+      if (c) return clusters[c[1]!] ?? Promise.reject(notFound());
+      const s = /\/secrets\/([^/?]+)/.exec(p);
+      return (s && secrets[s[1]!]) ?? Promise.reject(notFound());
     },
   } as unknown as RestClient;
   const proxy = clusterProxyHandler(host);
@@ -65,12 +108,19 @@ beforeAll(async () => {
       res.end(e.message);
     });
   });
-  front.on('upgrade', (req, socket, head) => void proxy.upgrade!(req, socket, head, { user, info: requestInfo(req.method ?? 'GET', req.url ?? '/'), signal: new AbortController().signal }));
+  // a refusal as the aggregated server writes it (server.ts onUpgrade)
+  front.on('upgrade', (req, socket, head) =>
+    void Promise.resolve(proxy.upgrade!(req, socket, head, { user, info: requestInfo(req.method ?? 'GET', req.url ?? '/'), signal: new AbortController().signal })).catch((e: Error) => {
+      const code = e instanceof StatusError ? e.code : 500;
+      socket.end(`HTTP/1.1 ${code} x\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(e.message)}\r\nConnection: close\r\n\r\n${e.message}`);
+    }),
+  );
   await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
   frontPort = (front.address() as AddressInfo).port;
 });
 
 afterAll(() => {
+  tunnelProxy.close();
   front.closeAllConnections();
   member.closeAllConnections();
   front.close();
@@ -118,21 +168,7 @@ describe('clusterProxyHandler', () => {
   });
 
   it('pipes an upgraded connection both ways', async () => {
-    const echoed = await new Promise<string>((resolve, reject) => {
-      const req = httpRequest({ port: frontPort, host: '127.0.0.1', method: 'POST', path: `${PREFIX}/api/v1/namespaces/d/pods/p/exec?command=sh`, headers: { Connection: 'Upgrade', Upgrade: 'SPDY/3.1' } });
-      req.on('upgrade', (res, socket) => {
-        expect(res.statusCode).toBe(101);
-        socket.on('data', (d: Buffer) => {
-          resolve(d.toString());
-          socket.destroy();
-        });
-        socket.write('hello');
-      });
-      req.on('response', (res) => reject(new Error(`no upgrade: ${res.statusCode}`)));
-      req.on('error', reject);
-      req.end();
-    });
-    expect(echoed).toBe('HELLO');
+    expect(await upgradeEcho(`${PREFIX}/api/v1/namespaces/d/pods/p/exec?command=sh`)).toBe('HELLO');
     const got = received.at(-1)!;
     expect(got.url).toBe('/api/v1/namespaces/d/pods/p/exec?command=sh');
     expect(got.headers['impersonate-user']).toBe('alice');
@@ -140,15 +176,89 @@ describe('clusterProxyHandler', () => {
   });
 
   it("answers an unknown cluster with Karmada's NotFound", async () => {
-    const r = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = httpRequest({ port: frontPort, host: '127.0.0.1', path: '/apis/cluster.karmada.io/v1alpha1/clusters/nope/proxy/api' }, (res) => {
-        let t = '';
-        res.on('data', (c: Buffer) => (t += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: t }));
-      });
-      req.on('error', reject);
-      req.end();
-    });
+    const r = await answer('GET', '/apis/cluster.karmada.io/v1alpha1/clusters/nope/proxy/api');
     expect(r).toEqual({ status: 404, text: 'clusters.cluster.karmada.io "nope" not found' });
   });
+
+  it('reaches a member behind spec.proxyURL through a CONNECT tunnel that carries spec.proxyHeader, TLS checked end to end', async () => {
+    const r = await answer('GET', '/apis/cluster.karmada.io/v1alpha1/clusters/m2/proxy/api/v1/namespaces');
+    expect(r).toEqual({ status: 200, text: '{"ok":true}' });
+    const c = connects.at(-1)!;
+    expect(c.target).toBe(`127.0.0.1:${memberPort}`);
+    const values = c.rawHeaders.filter((_, i) => i % 2 === 1 && c.rawHeaders[i - 1]!.toLowerCase() === 'x-proxy-token');
+    expect(values).toEqual(['one', 'two']);
+    const got = received.at(-1)!;
+    expect(got.headers.authorization).toBe('Bearer proxied-token');
+    expect(got.headers['impersonate-user']).toBe('alice');
+    // an upgrade takes the same tunnel
+    const before = connects.length;
+    expect(await upgradeEcho('/apis/cluster.karmada.io/v1alpha1/clusters/m2/proxy/api/v1/namespaces/d/pods/p/exec?command=sh')).toBe('HELLO');
+    expect(connects.length).toBe(before + 1);
+  });
+
+  it("proxies to a Pull cluster with its impersonator's token, as Karmada does, and says what is missing when it has no Secret", async () => {
+    expect(await answer('GET', '/apis/cluster.karmada.io/v1alpha1/clusters/m3/proxy/api/v1/namespaces')).toEqual({ status: 200, text: '{"ok":true}' });
+    expect(received.at(-1)!.headers.authorization).toBe('bearer impersonator-token');
+    expect(received.at(-1)!.headers['impersonate-user']).toBe('alice');
+    expect(await answer('GET', '/apis/cluster.karmada.io/v1alpha1/clusters/m4/proxy/api/v1/namespaces')).toEqual({ status: 500, text: 'the impersonatorSecretRef of cluster m4 is nil' });
+  });
+
+  it('upgrades through clusters/*/proxy to the one cluster that has the named object, answers Karmada\'s 409 when several do, and refuses a path that names none', async () => {
+    expect(await upgradeEcho('/apis/cluster.karmada.io/v1alpha1/clusters/*/proxy/api/v1/namespaces/d/pods/owned/exec?command=sh')).toBe('HELLO');
+    expect(received.at(-1)!.url).toBe('/api/v1/namespaces/d/pods/owned/exec?command=sh');
+    expect(received.at(-1)!.headers.authorization).toBe('Bearer member-token');
+    expect(await upgradeRefusal('/apis/cluster.karmada.io/v1alpha1/clusters/*/proxy/api/v1/namespaces/d/pods/p/exec?command=sh')).toEqual({ status: 409, text: 'conflict resource, exist in more than one cluster: m1,m2,m3' });
+    const none = await upgradeRefusal('/apis/cluster.karmada.io/v1alpha1/clusters/*/proxy/api/v1/namespaces/d/pods?watch=true');
+    expect(none.status).toBe(400);
+    expect(none.text).toContain('clusters/*/proxy upgrades a connection only for a named object');
+  });
 });
+
+/** A request through the front, its status and body. */
+function answer(method: string, path: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ port: frontPort, host: '127.0.0.1', method, path }, (res) => {
+      let t = '';
+      res.on('data', (c: Buffer) => (t += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: t }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** An upgrade through the front; what the member echoes back of "hello". */
+function upgradeEcho(path: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ port: frontPort, host: '127.0.0.1', method: 'POST', path, headers: { Connection: 'Upgrade', Upgrade: 'SPDY/3.1' } });
+    req.on('upgrade', (res, socket) => {
+      if (res.statusCode !== 101) reject(new Error(`upgraded with ${res.statusCode}`));
+      socket.on('data', (d: Buffer) => {
+        resolve(d.toString());
+        socket.destroy();
+      });
+      socket.write('hello');
+    });
+    req.on('response', (res) => reject(new Error(`no upgrade: ${res.statusCode}`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** An upgrade the front answers without upgrading: its status and body. */
+function upgradeRefusal(path: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ port: frontPort, host: '127.0.0.1', method: 'POST', path, headers: { Connection: 'Upgrade', Upgrade: 'SPDY/3.1' } });
+    req.on('upgrade', (_res, socket) => {
+      socket.destroy();
+      reject(new Error('upgraded'));
+    });
+    req.on('response', (res) => {
+      let t = '';
+      res.on('data', (c: Buffer) => (t += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: t }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

@@ -1,6 +1,7 @@
 // The controller with the aggregated apiserver in its own process (`controller --aggregated-apiserver`), the
-// cluster.karmada.io APIService installed: every Cluster read and write of the controller goes through the
-// host's aggregator to that server and into the CRD's storage version, and the controller keeps working.
+// cluster.karmada.io APIService installed: a Cluster created, watched and deleted through the host's
+// aggregator (that server, into the CRD's storage version) is joined and cleaned up by the controller, which
+// reads the same storage version itself (aggregated-storage.test.ts shows it without the server).
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterControllerFinalizer } from '../../src/api/constants.js';

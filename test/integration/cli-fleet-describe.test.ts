@@ -5,6 +5,8 @@ import { RestClient } from '../../src/kube/rest.js';
 import { cluster, kubeConfig } from './env.js';
 import { ignoreConflict, installCrds } from './k8s-env.js';
 import { runCli } from '../cli/run-cli.js';
+import { serveAggregated, type Aggregated } from './aggregated-env.js';
+import { registerMembers } from './harness.js';
 
 const host = new RestClient(kubeConfig('host'));
 const ns = `describe-${process.pid}`;
@@ -97,5 +99,48 @@ describe('karmada-lite describe', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^Binding:\s+<none>/m);
     expect(r.stdout).toMatch(/^Events:\s+<none>$/m);
+  });
+
+  describe('-C MEMBER: the member\'s own object through the host\'s cluster proxy', () => {
+    const member1 = new RestClient(kubeConfig('member1'));
+    let aggregated: Aggregated | undefined;
+    beforeAll(async () => {
+      await registerMembers(host);
+      aggregated = await serveAggregated(['cluster.karmada.io/v1alpha1']);
+      await ignoreConflict(member1.request('POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } }));
+      const cm = await member1.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'settings', labels: { tier: 'back' } }, data: { logLevel: 'debug' } } });
+      const t = new Date().toISOString();
+      await member1.request('POST', `/api/v1/namespaces/${ns}/events`, {
+        body: { metadata: { name: 'settings.1' }, involvedObject: { kind: 'ConfigMap', name: 'settings', namespace: ns, uid: cm.metadata.uid, apiVersion: 'v1' }, reason: 'Synced', message: 'seen on member1', type: 'Normal', source: { component: 'member-agent' }, firstTimestamp: t, lastTimestamp: t, count: 1 },
+      });
+    });
+    afterAll(async () => {
+      await aggregated?.stop();
+      await member1.request('DELETE', `/api/v1/namespaces/${ns}`).catch(() => undefined);
+    });
+
+    it('prints the object in kubectl\'s generic layout with its events on the member, headed by the cluster', async () => {
+      const r = await runCli(['describe', 'configmap', 'settings', '-n', ns, '-C', 'member1', '--kubeconfig', kubeconfig]);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^Cluster:\s+member1$/m);
+      expect(r.stdout).toMatch(/^Name:\s+settings$/m);
+      expect(r.stdout).toMatch(new RegExp(`^Namespace:\\s+${ns}$`, 'm'));
+      expect(r.stdout).toMatch(/^Labels:\s+tier=back$/m);
+      expect(r.stdout).toMatch(/^API Version:\s+v1$/m);
+      expect(r.stdout).toMatch(/^Data:\n {2}Log Level:\s+debug$/m);
+      expect(r.stdout).toMatch(/Normal\s+Synced\s+\S+\s+member-agent\s+seen on member1/);
+      expect(r.stdout).not.toContain('Managed Fields');
+      // the host has no such object: the member's answer is what was shown
+      const onHost = await runCli(['describe', 'configmap', 'settings', '-n', ns, '--kubeconfig', kubeconfig]);
+      expect(onHost).toMatchObject({ code: 1, stderr: 'Error from server (NotFound): configmaps "settings" not found\n' });
+    });
+
+    it('follows karmadactl\'s flags: members needs a cluster, an unknown cluster is the host\'s NotFound', async () => {
+      expect(await runCli(['describe', 'cm', 'settings', '-n', ns, '--operation-scope', 'members', '--kubeconfig', kubeconfig])).toMatchObject({ code: 2 });
+      const unknown = await runCli(['describe', 'cm', 'settings', '-n', ns, '-C', 'nope', '--kubeconfig', kubeconfig]);
+      expect(unknown).toMatchObject({ code: 1, stderr: 'Error from server (NotFound): clusters.cluster.karmada.io "nope" not found\n' });
+      expect((await runCli(['describe', 'cm', 'settings', '-n', ns, '-s', 'members', '--cluster', 'member1', '--kubeconfig', kubeconfig])).code).toBe(0);
+    });
   });
 });

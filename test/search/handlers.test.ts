@@ -41,6 +41,30 @@ async function get(url: string, init?: RequestInit): Promise<{ status: number; b
   return { status: r.status, body, headers: r.headers };
 }
 
+/** A watch's events as they arrive; `done` settles when the server ends the stream. */
+function watchEvents(url: string): { events: any[]; done: Promise<void>; stop: () => void } {
+  const events: any[] = [];
+  let stop = () => {};
+  const done = new Promise<void>((resolve) => {
+    const req = request(url, (res: IncomingMessage) => {
+      let buf = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => {
+        buf += c;
+        for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+          events.push(JSON.parse(buf.slice(0, nl)));
+          buf = buf.slice(nl + 1);
+        }
+      });
+      res.on('end', resolve);
+    });
+    req.on('error', () => resolve());
+    req.end();
+    stop = () => req.destroy();
+  });
+  return { events, done, stop };
+}
+
 const deploy = (ns: string, name: string, labels: Record<string, string> = {}) => ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { namespace: ns, name, labels } });
 
 async function setup(registries = [registry('r', {}, [{ apiVersion: 'apps/v1', kind: 'Deployment' }])]) {
@@ -182,22 +206,7 @@ describe('proxy API', () => {
     const { cache, members } = await setup();
     const base = await serve(searchHandlers({ cache }).handlers);
     const list = await get(base + PROXY + '/apis/apps/v1/deployments');
-    const events: any[] = [];
-    const done = new Promise<void>((resolve) => {
-      const req = request(base + PROXY + `/apis/apps/v1/deployments?watch=true&resourceVersion=${list.body.metadata.resourceVersion}`, (res: IncomingMessage) => {
-        let buf = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => {
-          buf += c;
-          for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
-            events.push(JSON.parse(buf.slice(0, nl)));
-            buf = buf.slice(nl + 1);
-          }
-        });
-        res.on('end', resolve);
-      });
-      req.end();
-    });
+    const { events, done } = watchEvents(base + PROXY + `/apis/apps/v1/deployments?watch=true&resourceVersion=${list.body.metadata.resourceVersion}`);
     await until(() => cache.entriesFor('apps', 'v1', 'deployments').every((e) => e.store!.watchers === 1));
     members.get('member2')!.apply('deployments', deploy('default', 'api', { app: 'api', v: '2' }));
     await until(() => events.length === 1);
@@ -220,6 +229,33 @@ describe('proxy API', () => {
       req.end();
     });
     expect(again.map((e) => `${e.type} ${e.object.metadata.name}`)).toEqual(['ADDED x']);
+    cache.close();
+  });
+
+  it('turns a label change into DELETED when the object leaves a label-filtered watch and ADDED when it comes in, as the watch cache does', async () => {
+    const { cache, members } = await setup();
+    const base = await serve(searchHandlers({ cache }).handlers);
+    const list = await get(base + PROXY + '/apis/apps/v1/deployments?labelSelector=tier%3Dfront');
+    expect(list.body.items).toEqual([]);
+    const { events, stop } = watchEvents(base + PROXY + `/apis/apps/v1/deployments?watch=true&labelSelector=tier%3Dfront&resourceVersion=${list.body.metadata.resourceVersion}`);
+    await until(() => cache.entriesFor('apps', 'v1', 'deployments').every((e) => e.store!.watchers === 1));
+    const m1 = members.get('member1')!;
+    m1.apply('deployments', deploy('default', 'web', { app: 'web', tier: 'front' }));
+    await until(() => events.length === 1);
+    m1.apply('deployments', deploy('default', 'web', { app: 'web', tier: 'front', v: '2' }));
+    await until(() => events.length === 2);
+    m1.apply('deployments', deploy('default', 'web', { app: 'web', tier: 'back' }));
+    await until(() => events.length === 3);
+    // a change that neither matched before nor matches now is not sent; the next one that matches is
+    m1.apply('deployments', deploy('default', 'web', { app: 'web', tier: 'middle' }));
+    members.get('member2')!.apply('deployments', deploy('default', 'api', { app: 'api', tier: 'front' }));
+    await until(() => events.length === 4);
+    stop();
+    expect(events.map((e) => `${e.type} ${e.object.metadata.name} ${e.object.metadata.labels.tier}`)).toEqual(['ADDED web front', 'MODIFIED web front', 'DELETED web front', 'ADDED api front']);
+    // the DELETED carries the object as last seen matching, at the resourceVersion of the change that took it out
+    const rvs = events.map((e) => decodeMultiClusterRV(e.object.metadata.resourceVersion).byCluster.get('member1'));
+    expect(Number(rvs[2])).toBeGreaterThan(Number(rvs[1]));
+    expect(events[2].object.metadata.labels.v).toBe('2');
     cache.close();
   });
 

@@ -22,6 +22,22 @@ describe('ResourceStore', () => {
     expect(names(s.list({ visible: new Set(['b']) }))).toEqual(['b/p1']);
   });
 
+  it('gives a MODIFIED the object it replaced, from an upsert and from an informer storing through the cache side', () => {
+    const s = new ResourceStore('m');
+    const seen: StoreEvent[] = [];
+    s.watch('', (e) => seen.push(e));
+    s.upsert(pod('ns', 'a', '1', { tier: 'front' }));
+    s.upsert(pod('ns', 'a', '2', { tier: 'back' }));
+    // what the informer does: reads the old entry, stores the new one, reports both
+    const old = s.get('ns/b');
+    s.set('ns/b', pod('ns', 'b', '3', { tier: 'front' }));
+    s.informerEvent('ADDED', pod('ns', 'b', '3', { tier: 'front' }), old);
+    const before = s.get('ns/b');
+    s.set('ns/b', pod('ns', 'b', '4', { tier: 'back' }));
+    s.informerEvent('MODIFIED', pod('ns', 'b', '4', { tier: 'back' }), before);
+    expect(seen.map((e) => `${e.type} ${e.object.name} ${e.object.labels.get('tier')} ${e.old?.labels.get('tier') ?? '-'}`)).toEqual(['ADDED a front -', 'MODIFIED a back front', 'ADDED b front -', 'MODIFIED b back front']);
+  });
+
   it('pages in namespace/name order and goes on after the last key', () => {
     const s = new ResourceStore('m');
     for (const n of ['c', 'a', 'b', 'd']) s.upsert(pod('ns', n, n));

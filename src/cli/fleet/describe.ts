@@ -133,18 +133,109 @@ export function renderDescription(d: Description, now: Date): string {
     const failing = d.works.flatMap((w) => ((w.status?.conditions ?? []) as Obj[]).filter((c) => c.type === 'Applied' && c.status !== 'True').map((c) => `  ${w.metadata?.namespace}/${w.metadata?.name}: ${c.reason ?? ''}${c.message ? `: ${c.message}` : ''}`));
     if (failing.length) out += failing.join('\n') + '\n';
   }
-  const events = [...d.events].sort((x, y) => eventTime(x).localeCompare(eventTime(y)));
-  out += 'Events:';
-  if (events.length === 0) return out + '  <none>\n';
+  return out + eventsSection(d.events, now, true);
+}
+
+/** `Events:` and its table, oldest first; `withObject` adds the OBJECT column (the view spans several objects). */
+function eventsSection(list: readonly Obj[], now: Date, withObject: boolean): string {
+  const events = [...list].sort((x, y) => eventTime(x).localeCompare(eventTime(y)));
+  if (events.length === 0) return 'Events:  <none>\n';
   const rows = events.map((e) => [
     String(e.type ?? ''),
     String(e.reason ?? ''),
     e.count > 1 ? `${ageOf(eventTime(e), now)} (x${e.count} over ${ageOf(e.firstTimestamp || eventTime(e), now)})` : ageOf(eventTime(e), now),
     String(e.source?.component ?? e.reportingComponent ?? ''),
-    `${e.involvedObject?.kind ?? ''}/${e.involvedObject?.name ?? ''}`,
+    ...(withObject ? [`${e.involvedObject?.kind ?? ''}/${e.involvedObject?.name ?? ''}`] : []),
     String(e.message ?? '').trim(),
   ]);
-  return out + '\n' + indent(formatTable([['TYPE', 'REASON', 'AGE', 'FROM', 'OBJECT', 'MESSAGE'], ...rows]), '  ');
+  return 'Events:\n' + indent(formatTable([['TYPE', 'REASON', 'AGE', 'FROM', ...(withObject ? ['OBJECT'] : []), 'MESSAGE'], ...rows]), '  ');
+}
+
+// ---------------------------------------------------------------------------------------------------
+// `describe -C MEMBER`: karmadactl's describe of a member's object (kubectl describe through the cluster proxy)
+
+export interface MemberDescription {
+  cluster: string;
+  resource: ResourceInfo;
+  object: Obj;
+  events: Obj[];
+}
+
+/** The object and its events, read from the member through the host's cluster proxy (`member` is that client). */
+export async function loadMemberDescription(member: FleetClient, cluster: string, resource: ResourceInfo, name: string, namespace: string): Promise<MemberDescription> {
+  const object = await member.get<Obj>(resourcePath(resource, namespace, name));
+  const uid = object.metadata?.uid as string | undefined;
+  // kubectl asks in the object's namespace: a user allowed there may list nothing cluster-wide
+  const eventsPath = resource.namespaced ? `/api/v1/namespaces/${encodeURIComponent(namespace)}/events` : '/api/v1/events';
+  const events = uid ? ((await member.get<{ items?: Obj[] }>(eventsPath, { query: { fieldSelector: `involvedObject.uid=${uid}` } })).items ?? []) : [];
+  return { cluster, resource, object: { ...object, kind: resource.kind, apiVersion: object.apiVersion ?? apiVersionOf(resource) }, events };
+}
+
+/** Words kubectl's describe writes in capitals when it turns a field name into a label. */
+const ACRONYMS = new Map(['api', 'cpu', 'dns', 'http', 'https', 'id', 'ip', 'ips', 'json', 'tcp', 'tls', 'udp', 'uid', 'uri', 'url', 'sha'].map((w) => [w, w === 'ips' ? 'IPs' : w.toUpperCase()]));
+
+/** `apiVersion` → `API Version`, `podIP` → `Pod IP`, as kubectl's generic describer labels fields. */
+export function fieldLabel(key: string): string {
+  return key
+    .replace(/IPs(?![a-z])/g, 'Ips')
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .split(/[\s_-]+/)
+    .filter(Boolean)
+    .map((w) => ACRONYMS.get(w.toLowerCase()) ?? w[0]!.toUpperCase() + w.slice(1))
+    .join(' ');
+}
+
+/** A value as kubectl's generic describer nests it: `Label:  scalar`, maps and lists indented below their label. */
+function genericLines(value: unknown, depth: number, out: string[]): void {
+  const pad = '  '.repeat(depth);
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      if (item !== null && typeof item === 'object') {
+        // elements one after the other, unmarked, as kubectl prints them
+        genericLines(item, depth, out);
+      } else out.push(`${pad}${String(item)}`);
+    }
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  const entries = Object.entries(value as Obj);
+  const width = Math.max(0, ...entries.filter(([, v]) => v === null || typeof v !== 'object').map(([k]) => fieldLabel(k).length + 1));
+  for (const [k, v] of entries) {
+    const label = `${fieldLabel(k)}:`;
+    if (v !== null && typeof v === 'object') {
+      if (Array.isArray(v) ? v.length === 0 : Object.keys(v).length === 0) out.push(`${pad}${label.padEnd(width)}  <none>`);
+      else {
+        out.push(`${pad}${label}`);
+        genericLines(v, depth + 1, out);
+      }
+    } else out.push(`${pad}${label.padEnd(width)}  ${v === null ? '<nil>' : String(v)}`);
+  }
+}
+
+const keyValues = (m: Record<string, string> | undefined, sep: string): string => {
+  const e = Object.entries(m ?? {});
+  return e.length ? e.map(([k, v]) => `${k}${sep}${v}`).join('\n              ') : '<none>';
+};
+
+/**
+ * kubectl's generic describe layout (the one it uses for every kind it has no describer of its own for):
+ * name, namespace, labels and annotations first, then the object's fields as labelled, indented lines
+ * (managedFields left out), then its events on the member. The member's name heads it.
+ */
+export function renderMemberDescription(d: MemberDescription, now: Date): string {
+  const o = d.object;
+  const md = (o.metadata ?? {}) as Obj;
+  const lines = [`${'Cluster:'.padEnd(14)}${d.cluster}`, `${'Name:'.padEnd(14)}${md.name ?? ''}`];
+  if (d.resource.namespaced) lines.push(`${'Namespace:'.padEnd(14)}${md.namespace ?? ''}`);
+  lines.push(`${'Labels:'.padEnd(14)}${keyValues(md.labels, '=')}`, `${'Annotations:'.padEnd(14)}${keyValues(md.annotations, ': ')}`);
+  const rest: Obj = { apiVersion: o.apiVersion, kind: o.kind };
+  const meta: Obj = {};
+  for (const [k, v] of Object.entries(md)) if (!['name', 'namespace', 'labels', 'annotations', 'managedFields'].includes(k)) meta[k] = v;
+  if (Object.keys(meta).length) rest.metadata = meta;
+  for (const [k, v] of Object.entries(o)) if (!['apiVersion', 'kind', 'metadata'].includes(k)) rest[k] = v;
+  genericLines(rest, 0, lines);
+  return lines.join('\n') + '\n' + eventsSection(d.events, now, false);
 }
 
 function clusterOfWork(w: Obj): string {
