@@ -30,8 +30,11 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
   const server = new DashboardServer({
     port: opts.port,
     bindAddress: opts.bindAddress,
-    model: () => feed.model(),
-    page: (model, streamUrl) => reportHtml(model as FleetModel, { title: dashboardTitle(opts.identity, opts.isLeader(), feed.attached), live: { streamUrl } }),
+    // The title rides in the model: the heading follows the leader flag without a reload (leading fills the caches, which pushes).
+    model: (): FleetModel => ({ ...feed.model(), title: dashboardTitle(opts.identity, opts.isLeader(), feed.attached) }),
+    detail: (key) => feed.detail(key),
+    events: () => feed.events(),
+    page: (model, live) => reportHtml({ model: model as FleetModel }, { live }),
     subscribe: (changed) => feed.subscribe(changed),
   });
   const address = await server.start();

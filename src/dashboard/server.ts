@@ -16,8 +16,12 @@ export interface DashboardServerOptions {
   bindAddress?: string;
   /** What the caches hold now, as the page's model (JSON-serialisable). */
   model: () => unknown;
-  /** The whole page for a model; `streamUrl` is relative to the page. */
-  page: (model: unknown, streamUrl: string) => string;
+  /** One row's detail by its key (JSON-serialisable), or undefined when there is no such row. */
+  detail: (key: string) => unknown;
+  /** The events timeline (JSON-serialisable). */
+  events: () => unknown;
+  /** The whole page for a model; the URLs are relative to the page. */
+  page: (model: unknown, urls: DashboardUrls) => string;
   /** Calls `changed` whenever what `model` returns may differ; returns the unsubscribe. */
   subscribe: (changed: () => void) => () => void;
   /** Shortest time between two pushed models (default 250 ms). */
@@ -26,7 +30,16 @@ export interface DashboardServerOptions {
   heartbeatMs?: number;
 }
 
+/** The page's URLs, relative to it. */
+export interface DashboardUrls {
+  streamUrl: string;
+  detailUrl: string;
+  eventsUrl: string;
+}
 const STREAM = 'events';
+const DETAIL = 'detail';
+const TIMELINE = 'timeline.json';
+const URLS: DashboardUrls = { streamUrl: STREAM, detailUrl: DETAIL, eventsUrl: TIMELINE };
 // The page is self-contained: nothing but its own inline code and the stream on the same origin.
 const PAGE_POLICY = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'";
 
@@ -123,24 +136,32 @@ export class DashboardServer {
       return;
     }
     // Behind the service proxy the request arrives with what follows .../proxy only: the same paths.
-    const path = (req.url ?? '/').split('?')[0]!;
+    const [path = '/', query = ''] = (req.url ?? '/').split('?', 2);
     const head = method === 'HEAD';
     const send = (status: number, type: string, body: string, extra: Record<string, string> = {}) => {
       res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...extra });
       res.end(head ? undefined : body);
     };
     if (path === '/' || path === '/index.html') {
-      send(200, 'text/html; charset=utf-8', this.opts.page(this.opts.model(), STREAM), { 'content-security-policy': PAGE_POLICY, 'x-frame-options': 'DENY' });
+      send(200, 'text/html; charset=utf-8', this.opts.page(this.opts.model(), URLS), { 'content-security-policy': PAGE_POLICY, 'x-frame-options': 'DENY' });
       return;
     }
     if (path === '/model.json') return send(200, 'application/json', `${JSON.stringify(this.opts.model())}\n`);
+    if (path === `/${DETAIL}`) {
+      const key = new URLSearchParams(query).get('row');
+      if (!key) return send(400, 'text/plain', 'missing ?row=<Kind/namespace/name>: the template whose detail to show\n');
+      const detail = this.opts.detail(key);
+      if (detail === undefined) return send(404, 'text/plain', `no template ${key} in this replica's caches now\n`);
+      return send(200, 'application/json', `${JSON.stringify(detail)}\n`);
+    }
+    if (path === `/${TIMELINE}`) return send(200, 'application/json', `${JSON.stringify(this.opts.events())}\n`);
     if (path === '/healthz') return send(200, 'text/plain', 'ok\n');
     if (path === `/${STREAM}`) {
       if (head) return send(200, 'text/event-stream', '');
       this.stream(req, res);
       return;
     }
-    send(404, 'text/plain', 'not found: the dashboard serves ./ (the page), ./events (its stream), ./model.json and ./healthz\n');
+    send(404, 'text/plain', `not found: the dashboard serves ./ (the page), ./${STREAM} (its stream), ./model.json, ./${DETAIL}?row=<Kind/namespace/name>, ./${TIMELINE} and ./healthz\n`);
   }
 
   private stream(req: IncomingMessage, res: ServerResponse): void {

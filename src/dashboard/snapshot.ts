@@ -6,7 +6,8 @@ import { CLUSTER, CPP, PP } from '../core/kinds.js';
 import type { ObjectReader } from '../core/ports.js';
 import type { RecordedEvent, WatchHandler } from '../runtime/store-port.js';
 import { byName, placedObjects } from '../store/plan.js';
-import { fleetModel, type FleetInput, type FleetModel } from '../report/model.js';
+import { absentClusters } from '../store/plan-table.js';
+import { fleetEvents, fleetModel, fleetRowDetail, type FleetEvent, type FleetInput, type FleetModel, type FleetRowDetail } from '../report/model.js';
 
 /** The part of the KubeStore the dashboard reads. */
 export interface CacheSource extends ObjectReader {
@@ -22,6 +23,8 @@ export function fleetInputOfCaches(store: CacheSource | undefined, at: Date): Fl
   input.clusters = [...store.list(CLUSTER)].sort(byName);
   input.policies = [...store.list(PP), ...store.list(CPP)].sort(byName);
   input.events = [...store.events()];
+  // The reasons `plan` gives for clusters a binding is not on: the scheduler's filters run again over these caches.
+  input.absent = absentClusters(input.bindings, input.clusters, at);
   return input;
 }
 
@@ -50,8 +53,19 @@ export class CacheFeed {
     return this.store !== undefined;
   }
 
+  /** The matrix (what the stream carries). */
   model(): FleetModel {
     return fleetModel(fleetInputOfCaches(this.store, this.clock()));
+  }
+
+  /** One row's detail, when the page opens it; undefined when no such row is there now. */
+  detail(key: string): FleetRowDetail | undefined {
+    return fleetRowDetail(fleetInputOfCaches(this.store, this.clock()), key);
+  }
+
+  /** The events timeline, when the page opens it. */
+  events(): FleetEvent[] {
+    return fleetEvents(fleetInputOfCaches(this.store, this.clock()));
   }
 
   subscribe(changed: () => void): () => void {

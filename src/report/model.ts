@@ -2,17 +2,22 @@
  * The fleet report's model: templates (rows, grouped by namespace and policy) by clusters (columns), and
  * per template what a click opens (binding, Works, member manifests and the fields overrides changed).
  * Pure and JSON-serialisable: `plan -o html` and the controller's dashboard render the same model.
+ *
+ * Two parts, so that a page of 1,000 templates x 20 clusters opens fast: the matrix (`FleetModel`: rows of
+ * small cells, what the table and its filters need) and the detail of each row (`FleetRowDetail`: Works,
+ * manifests, binding, the diff), which the page reads only when a row is opened.
  */
 import {
   ClusterPropagationPolicyAnnotation,
   PropagationPolicyNameAnnotation,
   PropagationPolicyNamespaceAnnotation,
 } from '../api/constants.js';
+import type { RolloutStatus } from '../api/generated/types.js';
 import { refOf, type Condition, type KObject, type ObjectRef } from '../core/object.js';
 import { removeIrrelevantFields } from '../core/prune.js';
 import type { RecordedEvent } from '../runtime/store-port.js';
 import { comparable, fieldChanges, type FieldChange, type PlanChange } from '../store/plan-diff.js';
-import { bindingKey, templateName } from '../store/plan-table.js';
+import { absentNote, bindingKey, templateName, type AbsentCluster } from '../store/plan-table.js';
 import { withoutServerStamps, type PlanResult, type WorkSummary } from '../store/plan.js';
 
 export interface FleetInput {
@@ -23,6 +28,8 @@ export interface FleetInput {
   templates: KObject[];
   policies?: KObject[];
   events: RecordedEvent[];
+  /** Why each binding is not on the clusters it is absent from (src/store/plan-table.ts absentClusters). */
+  absent?: AbsentCluster[];
   diff?: PlanChange[];
   source: 'plan' | 'controller';
 }
@@ -43,10 +50,12 @@ export interface FleetCell {
   evicting?: boolean;
   /** The binding's failover history names this cluster. */
   failedOver?: boolean;
-  /** Index into the row's works. */
+  /** Index into the row detail's works. */
   work?: number;
-  /** Index into the model's diff, when --diff-against found a change here. */
-  change?: number;
+  /** For `absent`: index into the model's reasons, the scheduler's word for why the cluster was left out. */
+  reason?: number;
+  /** --diff-against found a change here (its before and after are in the row's detail). */
+  changed?: boolean;
 }
 
 export interface FleetWork {
@@ -70,8 +79,15 @@ export interface FleetRow {
   policy: string;
   binding?: string;
   cells: FleetCell[];
+}
+
+/** What a click on a row opens; read apart from the matrix (embedded compressed, or fetched from the dashboard). */
+export interface FleetRowDetail {
+  key: string;
   works: FleetWork[];
   bindingObject?: KObject;
+  /** --diff-against's changes to this template, per cluster. */
+  changes: PlanChange[];
 }
 
 export interface FleetGroup {
@@ -92,20 +108,30 @@ export interface FleetEvent {
 export interface FleetModel {
   at: string;
   source: FleetInput['source'];
+  /** The page's heading when it is not the default (the dashboard: which replica, whether it leads). */
+  title?: string;
   clusters: string[];
   rows: FleetRow[];
   groups: FleetGroup[];
   namespaces: string[];
   policies: string[];
-  events: FleetEvent[];
-  diff: PlanChange[];
+  /** The texts cells' `reason` indexes (a reason repeats over many cells: each text is kept once). */
+  reasons: string[];
+  /** How many events the timeline holds (read apart, like the rows' detail). */
+  events: number;
+  /** How many changes --diff-against found. */
+  changes: number;
 }
 
-interface RolloutCluster {
-  name: string;
-  stage?: number;
-  state?: string;
+/** Everything a self-contained page carries: the matrix, each row's detail (index-aligned with rows) and the events. */
+export interface FleetReport {
+  model: FleetModel;
+  details: FleetRowDetail[];
+  events: FleetEvent[];
 }
+
+/** A cluster of the binding's staged rollout (status.rollout.clusters, src/core/rollout.ts). */
+type RolloutCluster = RolloutStatus['clusters'][number];
 
 function policyOf(b: KObject): string {
   const a = b.metadata.annotations ?? {};
@@ -164,38 +190,37 @@ function workCell(w: WorkSummary, b: KObject | undefined, index: number): FleetC
   return cell;
 }
 
-/** The model the page renders. Rows keep the input's binding order; groups are sorted by namespace, then policy. */
-export function fleetModel(input: FleetInput): FleetModel {
-  const clusters = input.clusters.map((c) => c.metadata.name!).sort();
-  const templates = new Map(input.templates.map((t) => [refKey(refOf(t)), t]));
+/** One template's row before rendering: what both the matrix and the detail are made from. */
+interface RowSource {
+  key: string;
+  res: ObjectRef;
+  policy: string;
+  works: WorkSummary[];
+  binding?: KObject;
+  changes: PlanChange[];
+}
+
+/** A Secret's changed values say only that they changed (template names are Kind/namespace/name). */
+function redactedDiff(diff: readonly PlanChange[]): PlanChange[] {
+  const secretValue = (c: PlanChange, f: FieldChange) => c.template.startsWith('Secret/') && /^(data|stringData)\b/.test(f.path);
+  return diff.map((c) =>
+    c.fields.some((f) => secretValue(c, f)) ? { ...c, fields: c.fields.map((f) => (secretValue(c, f) ? { path: f.path, ...(f.before !== undefined ? { before: '<redacted>' } : {}), ...(f.after !== undefined ? { after: '<redacted>' } : {}) } : f)) } : c,
+  );
+}
+
+/** The rows in the input's binding order, then the namespace controller's Works, then templates only the diff names. */
+function rowSources(input: FleetInput): RowSource[] {
   const worksOf = new Map<string, WorkSummary[]>();
   for (const w of input.works) {
     const list = worksOf.get(w.binding) ?? [];
     list.push(w);
     worksOf.set(w.binding, list);
   }
-  const rows: FleetRow[] = [];
-  const seen = new Set<string>();
-  const addRow = (key: string, res: ObjectRef, policy: string, works: WorkSummary[], b?: KObject) => {
-    const template = redactSecret(templates.get(refKey(res)));
-    const fw = works.map((w): FleetWork => ({
-      cluster: w.cluster,
-      namespace: w.namespace,
-      name: w.name,
-      dispatch: w.dispatch,
-      conditions: w.conditions,
-      overrides: w.overrides,
-      ...(w.manifest ? { manifest: redactSecret(withoutServerStamps(w.manifest)) } : {}),
-      changed: overrideFields(template, redactSecret(w.manifest)),
-    }));
-    const cells = works.map((w, i) => workCell(w, b, i));
-    rows.push({ key, kind: res.kind, namespace: res.namespace ?? '', name: res.name, policy, cells, works: fw, ...(b ? { binding: bindingKey(b), bindingObject: withoutServerStamps(b) } : {}) });
-    seen.add(key);
-  };
+  const rows: RowSource[] = [];
   for (const b of input.bindings) {
     const res = b.spec?.resource as ObjectRef | undefined;
     if (!res) continue;
-    addRow(templateName(res), res, policyOf(b), worksOf.get(bindingKey(b)) ?? [], b);
+    rows.push({ key: templateName(res), res, policy: policyOf(b), works: worksOf.get(bindingKey(b)) ?? [], binding: b, changes: [] });
   }
   // Works of no binding: the namespace controller's, one per cluster for every Namespace it propagates.
   const orphans = new Map<string, WorkSummary[]>();
@@ -203,28 +228,52 @@ export function fleetModel(input: FleetInput): FleetModel {
     const key = templateName(refOf(w.manifest!));
     orphans.set(key, [...(orphans.get(key) ?? []), w]);
   }
-  for (const [key, ws] of orphans) addRow(key, refOf(ws[0]!.manifest!), '(namespace controller)', ws);
-
-  // A Secret's changed values say only that they changed (template names are Kind/namespace/name).
-  const secretValue = (c: PlanChange, f: FieldChange) => c.template.startsWith('Secret/') && /^(data|stringData)\b/.test(f.path);
-  const diff = (input.diff ?? []).map((c) =>
-    c.fields.some((f) => secretValue(c, f)) ? { ...c, fields: c.fields.map((f) => (secretValue(c, f) ? { path: f.path, ...(f.before !== undefined ? { before: '<redacted>' } : {}), ...(f.after !== undefined ? { after: '<redacted>' } : {}) } : f)) } : c,
-  );
-  diff.forEach((c, i) => {
-    let row = rows.find((r) => r.key === c.template);
+  for (const [key, ws] of orphans) rows.push({ key, res: refOf(ws[0]!.manifest!), policy: '(namespace controller)', works: ws, changes: [] });
+  const byKey = new Map(rows.map((r) => [r.key, r]));
+  for (const c of redactedDiff(input.diff ?? [])) {
+    let row = byKey.get(c.template);
     if (!row) {
       // Removed by the change: the template has no row of its own any more.
       const [kind, ...rest] = c.template.split('/');
       const name = rest.pop() ?? '';
-      row = { key: c.template, kind: kind ?? '', namespace: rest.join('/'), name, policy: '-', cells: [], works: [] };
+      const namespace = rest.join('/');
+      row = { key: c.template, res: { apiVersion: '', kind: kind ?? '', ...(namespace ? { namespace } : {}), name }, policy: '-', works: [], changes: [] };
       rows.push(row);
+      byKey.set(row.key, row);
     }
-    let cell = row.cells.find((x) => x.cluster === c.cluster);
-    if (!cell) {
-      cell = { cluster: c.cluster, state: 'absent' };
-      row.cells.push(cell);
+    row.changes.push(c);
+  }
+  return rows;
+}
+
+/** The matrix: a cell per Work, per cluster the scheduler left out (with its reason) and per cluster the diff names. */
+function matrix(input: FleetInput, sources: readonly RowSource[]): FleetModel {
+  const reasons: string[] = [];
+  const reasonIndex = new Map<string, number>();
+  const absentOf = new Map<string, AbsentCluster[]>();
+  for (const a of input.absent ?? []) absentOf.set(a.binding, [...(absentOf.get(a.binding) ?? []), a]);
+  const rows = sources.map((s): FleetRow => {
+    const cells = s.works.map((w, i) => workCell(w, s.binding, i));
+    const binding = s.binding ? bindingKey(s.binding) : undefined;
+    for (const a of (binding && absentOf.get(binding)) || []) {
+      if (cells.some((c) => c.cluster === a.cluster)) continue;
+      const text = absentNote(a);
+      let reason = reasonIndex.get(text);
+      if (reason === undefined) {
+        reason = reasons.push(text) - 1;
+        reasonIndex.set(text, reason);
+      }
+      cells.push({ cluster: a.cluster, state: 'absent', reason });
     }
-    cell.change = i;
+    for (const c of s.changes) {
+      let cell = cells.find((x) => x.cluster === c.cluster);
+      if (!cell) {
+        cell = { cluster: c.cluster, state: 'absent' };
+        cells.push(cell);
+      }
+      cell.changed = true;
+    }
+    return { key: s.key, kind: s.res.kind, namespace: s.res.namespace ?? '', name: s.res.name, policy: s.policy, cells, ...(binding ? { binding } : {}) };
   });
 
   const groupKey = (r: FleetRow) => `${r.namespace}\0${r.policy}`;
@@ -239,24 +288,65 @@ export function fleetModel(input: FleetInput): FleetModel {
   return {
     at: input.at,
     source: input.source,
-    clusters: uniq([...clusters, ...rows.flatMap((r) => r.cells.map((c) => c.cluster))]),
+    clusters: uniq([...input.clusters.map((c) => c.metadata.name!), ...rows.flatMap((r) => r.cells.map((c) => c.cluster))]),
     rows,
     groups: sorted,
     namespaces: uniq(rows.map((r) => r.namespace)),
     policies: uniq(rows.map((r) => r.policy)),
-    events: input.events.map((e) => ({
-      time: e.lastTimestamp,
-      object: `${e.involvedObject.kind} ${e.involvedObject.namespace ? `${e.involvedObject.namespace}/` : ''}${e.involvedObject.name}`,
-      type: e.type,
-      reason: e.reason,
-      message: e.message,
-      count: e.count,
-    })),
-    diff,
+    reasons,
+    events: input.events.length,
+    changes: input.diff?.length ?? 0,
   };
+}
+
+function rowDetail(source: RowSource, templates: ReadonlyMap<string, KObject>): FleetRowDetail {
+  const template = redactSecret(templates.get(refKey(source.res)));
+  const works = source.works.map((w): FleetWork => ({
+    cluster: w.cluster,
+    namespace: w.namespace,
+    name: w.name,
+    dispatch: w.dispatch,
+    conditions: w.conditions,
+    overrides: w.overrides,
+    ...(w.manifest ? { manifest: redactSecret(withoutServerStamps(w.manifest)) } : {}),
+    changed: overrideFields(template, redactSecret(w.manifest)),
+  }));
+  return { key: source.key, works, changes: source.changes, ...(source.binding ? { bindingObject: withoutServerStamps(source.binding) } : {}) };
+}
+
+const templatesOf = (input: FleetInput) => new Map(input.templates.map((t) => [refKey(refOf(t)), t]));
+
+/** The matrix the page renders and filters. Rows keep the input's binding order; groups are sorted by namespace, then policy. */
+export function fleetModel(input: FleetInput): FleetModel {
+  return matrix(input, rowSources(input));
+}
+
+/** One row's detail, by its key (Kind/namespace/name): what the dashboard answers when a row is opened. */
+export function fleetRowDetail(input: FleetInput, key: string): FleetRowDetail | undefined {
+  const source = rowSources(input).find((s) => s.key === key);
+  return source && rowDetail(source, templatesOf(input));
+}
+
+/** The events timeline, in the input's order. */
+export function fleetEvents(input: FleetInput): FleetEvent[] {
+  return input.events.map((e) => ({
+    time: e.lastTimestamp,
+    object: `${e.involvedObject.kind} ${e.involvedObject.namespace ? `${e.involvedObject.namespace}/` : ''}${e.involvedObject.name}`,
+    type: e.type,
+    reason: e.reason,
+    message: e.message,
+    count: e.count,
+  }));
+}
+
+/** All of it at once, for a self-contained page: the matrix, every row's detail and the events. */
+export function fleetReport(input: FleetInput): FleetReport {
+  const sources = rowSources(input);
+  const templates = templatesOf(input);
+  return { model: matrix(input, sources), details: sources.map((s) => rowDetail(s, templates)), events: fleetEvents(input) };
 }
 
 /** A plan's result as the model's input; the clusters are the fleet's Cluster objects. */
 export function fleetInputOfPlan(r: PlanResult, clusters: KObject[], diff?: PlanChange[]): FleetInput {
-  return { at: r.at, clusters, bindings: r.bindings, works: r.works, templates: r.templates, events: r.events, source: 'plan', ...(diff ? { diff } : {}) };
+  return { at: r.at, clusters, bindings: r.bindings, works: r.works, templates: r.templates, events: r.events, absent: r.absent, source: 'plan', ...(diff ? { diff } : {}) };
 }

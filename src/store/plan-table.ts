@@ -18,6 +18,7 @@ import { isIgnoredNamespace, isTemplateType } from '../core/kinds.js';
 import { findCondition, refKey, refOf, type Condition, type KObject, type ObjectRef } from '../core/object.js';
 import { createSnapshot, runAlgorithm } from '../scheduler/index.js';
 import type { Cluster, ResourceBindingSpec, ResourceBindingStatus } from '../scheduler/types.js';
+import type { RolloutStatus } from '../api/generated/types.js';
 import type { PlanResult, WorkSummary } from './plan.js';
 
 export interface AbsentCluster {
@@ -86,6 +87,11 @@ export function absentClusters(bindings: readonly KObject[], clusters: readonly 
   return out;
 }
 
+/** An absent cluster as the table and the report say it: `filtered out: <plugin>: <reason>` or `not selected: <why>`. */
+export function absentNote(x: AbsentCluster): string {
+  return `${x.kind === 'filtered' ? 'filtered out' : 'not selected'}: ${x.reason}`;
+}
+
 /** The override policies a Work's annotations say applied: namespaced as namespace/name, cluster-wide by name. */
 export function appliedOverrides(work: KObject): string[] {
   const a = work.metadata.annotations ?? {};
@@ -142,6 +148,34 @@ function workRow(tpl: string, policy: string, w: WorkSummary, target: number | u
   ];
 }
 
+/** A Work row of a cluster a staged rollout holds at the stable revision: DISPATCHING says so. */
+function heldByRollout(row: string[], rollout: RolloutStatus | undefined, cluster: string): string[] {
+  const c = rollout?.clusters.find((x) => x.name === cluster);
+  if (!c || c.state !== 'Waiting') return row;
+  const out = [...row];
+  out[4] = `held (stage ${c.stage})`;
+  return out;
+}
+
+/**
+ * A staged rollout (status.rollout) as rows after its binding's Works: a summary, then per stage its
+ * clusters, gate state and the times it opened, passed or failed, and what its clusters wait for.
+ */
+function rolloutRows(tpl: string, policy: string, st: RolloutStatus): string[][] {
+  const phase = st.phase ?? 'Progressing';
+  const rows: string[][] = [[tpl, policy, 'rollout', `revision ${st.revision}${st.stableRevision && st.stableRevision !== st.revision ? ` (stable ${st.stableRevision})` : ''}: ${phase}${phase === 'Completed' ? '' : ` at stage ${st.currentStage} of ${st.stages.length}`}${st.startedAt ? `, started ${st.startedAt}` : ''}`]];
+  for (const s of st.stages) {
+    const gate = s.passedAt ? `passed${s.reason && s.reason !== 'GatePassed' ? ` (${s.reason})` : ''}` : s.failedAt ? 'failed' : s.openedAt ? 'gating' : 'waiting';
+    const times = [s.openedAt && `opened ${s.openedAt}`, s.passedAt && `passed ${s.passedAt}`, s.failedAt && `failed ${s.failedAt}`].filter(Boolean).join(', ');
+    const waits = st.clusters
+      .filter((c) => c.stage === s.index && c.state !== 'Waiting' && (c.state !== 'Healthy' || !s.passedAt))
+      .map((c) => `${c.name} ${c.state}${c.reason ? ` (${c.reason}${c.message ? `: ${c.message}` : ''})` : ''}${c.state === 'Healthy' && c.healthySince ? ` since ${c.healthySince}` : ''}`);
+    const note = [`${s.clusters.join(',') || '(no cluster)'}: ${gate}`, times, waits.join('; ')].filter(Boolean).join('; ');
+    rows.push([tpl, policy, `stage ${s.index}${s.name && s.name !== `stage-${s.index}` ? ` ${s.name}` : ''}`, note]);
+  }
+  return rows;
+}
+
 const HEADER = ['TEMPLATE', 'POLICY', 'CLUSTER', 'REPLICAS', 'DISPATCHING', 'APPLIED', 'HEALTH', 'IMAGE', 'OVERRIDES'];
 /** `-o wide` adds where each row lives in the control plane: the binding and the Work. */
 const WIDE = ['BINDING', 'WORK'];
@@ -172,8 +206,10 @@ export function formatPlanTable(r: PlanResult, opts: { wide?: boolean } = {}): s
       const sched = findCondition(b.status?.conditions as Condition[] | undefined, BindingScheduled);
       rows.push([tpl, policy, '-', sched?.status === 'False' ? `unscheduled: ${sched.reason}: ${sched.message}` : 'no Works']);
     }
-    for (const w of works) rows.push(placed(workRow(tpl, policy, w, targets.get(w.cluster), items.find((i) => i.clusterName === w.cluster)?.health), bname, w));
-    for (const x of r.absent.filter((x) => x.binding === bname)) rows.push([tpl, policy, x.cluster, `${x.kind === 'filtered' ? 'filtered out' : 'not selected'}: ${x.reason}`]);
+    const rollout: RolloutStatus | undefined = b.status?.rollout;
+    for (const w of works) rows.push(placed(heldByRollout(workRow(tpl, policy, w, targets.get(w.cluster), items.find((i) => i.clusterName === w.cluster)?.health), rollout, w.cluster), bname, w));
+    for (const x of r.absent.filter((x) => x.binding === bname)) rows.push([tpl, policy, x.cluster, absentNote(x)]);
+    if (rollout) rows.push(...rolloutRows(tpl, policy, rollout));
   }
   // Works of no binding: the namespace controller's, one per cluster for every Namespace it propagates.
   for (const w of r.works.filter((x) => !x.binding && x.manifest)) rows.push(placed(workRow(templateName(refOf(w.manifest!)), '(namespace controller)', w, undefined, undefined), '', w));

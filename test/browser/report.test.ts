@@ -57,7 +57,11 @@ describe.skipIf(missing !== undefined)('plan -o html in Chromium', () => {
     const states = async (row: string) => Promise.all(['member1', 'member2', 'member3'].map(async (c) => (await page.locator(cell(row, c)).count()) ? page.locator(cell(row, c)).getAttribute('data-state') : 'none'));
     expect(await states('Deployment/default/frontend')).toEqual(['dispatched', 'suspended', 'suspended']);
     expect(await states('Deployment/default/batch-worker')).toEqual(['suspended', 'suspended', 'suspended']);
-    expect(await states('Deployment/default/legacy-api')).toEqual(['dispatched', 'dispatched', 'none']);
+    expect(await states('Deployment/default/legacy-api')).toEqual(['dispatched', 'dispatched', 'absent']);
+    // the scheduler's reason, as `plan -o table` gives it
+    const absent = page.locator(cell('Deployment/default/legacy-api', 'member3'));
+    expect(await absent.innerText()).toBe('filtered out');
+    expect(await absent.getAttribute('title')).toBe('filtered out: ClusterAffinity: cluster(s) did not match the placement cluster affinity constraint');
     expect(await page.locator(cell('Deployment/default/frontend', 'member1')).innerText()).toMatch(/3\s+dispatched\s+✓\s+Healthy/);
     expect(await page.locator(cell('Deployment/default/legacy-api', 'member2')).innerText()).toMatch(/2\s+dispatched/);
 
@@ -73,6 +77,77 @@ describe.skipIf(missing !== undefined)('plan -o html in Chromium', () => {
     expect(highlighted).toEqual(['            "image": "mirror.eu-west.example.com/example/frontend:1.8.0"']);
     expect(await page.locator('#panel').innerText()).toContain('overrides: eu-registry-mirror');
     await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'report-manifest.png'), fullPage: true });
+
+    await page.selectOption('#f-state', 'absent');
+    // the templates `plan -o table` has a filtered out / not selected row for
+    const notPlaced = await page.locator('#matrix-body tr[data-row]').evaluateAll((trs) => trs.map((t) => (t as HTMLElement).dataset.row));
+    expect(notPlaced.sort()).toEqual(['Deployment/default/legacy-api', 'Deployment/default/nginx', 'Deployment/default/web', 'StatefulSet/default/mysql']);
+    await absent.click();
+    await page.locator('#panel[data-row="Deployment/default/legacy-api"] ul.absent').waitFor();
+    expect(await page.locator('#panel ul.absent').innerText()).toBe('member3: filtered out: ClusterAffinity: cluster(s) did not match the placement cluster affinity constraint');
+    expect(await page.locator('#panel pre.manifest').count()).toBe(0);
+    await page.close();
+  });
+
+  it('shows the events timeline of the plan when it is opened', async () => {
+    const plan = await runCli(['plan', '-f', examples, '--at', '2024-01-01T00:00:00Z', '-o', 'json']);
+    const events = (JSON.parse(plan.stdout) as { events: Array<{ reason: string; involvedObject: { kind: string; namespace?: string; name: string }; lastTimestamp: string }> }).events;
+    expect(events.length).toBeGreaterThan(0);
+    const page = await open(['-f', examples], 'events');
+    expect(await page.locator('#events').isVisible()).toBe(true);
+    expect(await page.locator('#events summary').innerText()).toBe(`Events timeline (${events.length})`);
+    // nothing of it in the DOM until it is opened
+    expect(await page.locator('#events-list li').count()).toBe(0);
+    await page.locator('#events summary').click();
+    await page.locator('#events-list li').first().waitFor();
+    const items = await page.locator('#events-list li').allInnerTexts();
+    expect(items).toHaveLength(events.length);
+    const e = events.find((x) => x.reason === 'ScheduleBindingSucceed')!;
+    expect(items).toContain(items.find((t) => t.includes(`${e.involvedObject.kind} ${e.involvedObject.namespace}/${e.involvedObject.name} ScheduleBindingSucceed`)));
+    expect(items[0]).toMatch(new RegExp(`^${events[0]!.lastTimestamp} ${events[0]!.involvedObject.kind} ${events[0]!.involvedObject.namespace}/${events[0]!.involvedObject.name} ${events[0]!.reason}`));
+    await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'report-events.png'), fullPage: true });
+    await page.close();
+  });
+
+  it('draws only the rows in view at 300 templates, with the scroll height and group headings of all of them', async () => {
+    const docs: string[] = [];
+    for (const c of ['member1', 'member2', 'member3']) docs.push(`apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {name: ${c}}\nspec: {syncMode: Push}\n`);
+    for (let p = 0; p < 3; p++) {
+      docs.push(`apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: pol-${p}, namespace: team-${p}}\nspec:\n  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment}]\n  placement: {clusterAffinity: {clusterNames: [member1, member2, member3]}, replicaScheduling: {replicaSchedulingType: Duplicated}}\n`);
+      for (let i = 0; i < 100; i++)
+        docs.push(`apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: app-${String(i).padStart(3, '0')}, namespace: team-${p}}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: a${i}}}\n  template: {metadata: {labels: {app: a${i}}}, spec: {containers: [{name: main, image: "registry.example/a:${i}"}]}}\n`);
+    }
+    const file = path.join(dir, 'fleet-300.yaml');
+    writeFileSync(file, docs.join('---\n'));
+    const page = await open(['-f', file], 'fleet-300');
+    const drawn = () => page.locator('#matrix-body tr[data-row]').evaluateAll((trs) => trs.map((t) => (t as HTMLElement).dataset.row!));
+    const first = await drawn();
+    expect(first[0]).toBe('Deployment/team-0/app-000');
+    // the rows in view and a margin, not all 300
+    expect(first.length).toBeGreaterThan(10);
+    expect(first.length).toBeLessThan(150);
+    expect(await page.locator('#count').innerText()).toMatch(/^300 of 300 templates/);
+    // the spacer rows stand for the rest: the table is as tall as 300 rows and 3 headings
+    const [rowHeight, tableHeight] = await page.evaluate(() => [document.querySelector('#matrix-body tr[data-row]')!.getBoundingClientRect().height, document.getElementById('matrix-body')!.getBoundingClientRect().height]);
+    expect(Math.abs(tableHeight! - 303 * rowHeight!)).toBeLessThan(303);
+    await page.evaluate(() => {
+      const w = document.getElementById('matrix-wrap')!;
+      w.scrollTop = w.scrollHeight;
+    });
+    await page.locator('tr[data-row="Deployment/team-2/app-099"]').waitFor();
+    const last = await drawn();
+    expect(last.includes('Deployment/team-0/app-000')).toBe(false);
+    expect(last.at(-1)).toBe('Deployment/team-2/app-099');
+    expect(await page.locator(cell('Deployment/team-2/app-099', 'member3')).getAttribute('data-state')).toBe('dispatched');
+    // the middle: the heading of the group that starts there is drawn with its rows
+    await page.evaluate(() => {
+      const w = document.getElementById('matrix-wrap')!;
+      w.scrollTop = (w.scrollHeight * 101) / 303 - w.clientHeight / 2;
+    });
+    await page.locator('#matrix-body tr.group', { hasText: 'team-1 · team-1/pol-1' }).waitFor();
+    await page.locator(cell('Deployment/team-1/app-000', 'member2')).click();
+    await page.locator('#panel pre.manifest[aria-label="manifest for member2"]').waitFor();
+    await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'report-300.png') });
     await page.close();
   });
 

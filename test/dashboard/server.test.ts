@@ -17,7 +17,9 @@ function fixture() {
       modelCalls++;
       return { version };
     },
-    page: (model, streamUrl) => `<html><body data-stream="${streamUrl}">${JSON.stringify(model)}</body></html>`,
+    detail: (key) => (key === 'Deployment/shop/web' ? { key, version } : undefined),
+    events: () => [{ reason: 'Scheduled', version }],
+    page: (model, urls) => `<html><body data-stream="${urls.streamUrl}" data-detail="${urls.detailUrl}" data-events="${urls.eventsUrl}">${JSON.stringify(model)}</body></html>`,
     subscribe: (changed) => {
       listeners.add(changed);
       return () => listeners.delete(changed);
@@ -48,7 +50,7 @@ describe('dashboard server', () => {
   it('is read-only: every method but GET and HEAD is refused with 405', async () => {
     const url = await started(fixture());
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
-      for (const path of ['/', '/events', '/model.json']) {
+      for (const path of ['/', '/events', '/model.json', '/detail?row=Deployment/shop/web', '/timeline.json']) {
         const res = await fetch(`${url}${path}`, { method, body: method === 'DELETE' ? undefined : '{}' });
         expect(res.status, `${method} ${path}`).toBe(405);
         expect(res.headers.get('allow')).toBe('GET, HEAD');
@@ -67,9 +69,26 @@ describe('dashboard server', () => {
     const page = await fetch(`${url}/`);
     expect(page.headers.get('content-type')).toContain('text/html');
     expect(page.headers.get('content-security-policy')).toContain("connect-src 'self'");
-    expect(await page.text()).toBe('<html><body data-stream="events">{"version":0}</body></html>');
+    expect(await page.text()).toBe('<html><body data-stream="events" data-detail="detail" data-events="timeline.json">{"version":0}</body></html>');
     f.change();
     expect(await (await fetch(`${url}/model.json`)).json()).toEqual({ version: 1 });
+  });
+
+  it("answers a row's detail and the events timeline on demand, with 404 for a row it does not have and 400 without one", async () => {
+    const f = fixture();
+    const url = await started(f);
+    f.change();
+    const d = await fetch(`${url}/detail?row=${encodeURIComponent('Deployment/shop/web')}`);
+    expect(d.status).toBe(200);
+    expect(d.headers.get('content-type')).toBe('application/json');
+    expect(await d.json()).toEqual({ key: 'Deployment/shop/web', version: 1 });
+    const missing = await fetch(`${url}/detail?row=${encodeURIComponent('Deployment/shop/gone')}`);
+    expect(missing.status).toBe(404);
+    expect(await missing.text()).toContain('no template Deployment/shop/gone');
+    const bare = await fetch(`${url}/detail`);
+    expect(bare.status).toBe(400);
+    expect(await bare.text()).toContain('?row=');
+    expect(await (await fetch(`${url}/timeline.json`)).json()).toEqual([{ reason: 'Scheduled', version: 1 }]);
   });
 
   it('binds to 127.0.0.1 by default', async () => {
@@ -130,7 +149,7 @@ describe('dashboard server', () => {
 
   it('keeps an idle stream open with heartbeat comments', async () => {
     const listeners = new Set<() => void>();
-    const server = new DashboardServer({ port: 0, model: () => ({}), page: () => '', subscribe: (c) => (listeners.add(c), () => listeners.delete(c)), heartbeatMs: 10 });
+    const server = new DashboardServer({ port: 0, model: () => ({}), detail: () => undefined, events: () => [], page: () => '', subscribe: (c) => (listeners.add(c), () => listeners.delete(c)), heartbeatMs: 10 });
     const addr = await server.start();
     stop = () => server.stop();
     const s = open(`http://127.0.0.1:${addr.port}/events`);

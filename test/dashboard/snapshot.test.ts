@@ -40,6 +40,28 @@ describe('fleetInputOfCaches', () => {
     expect(input.works[0]!.manifest?.spec).toEqual({ replicas: 2 });
   });
 
+  it("gives the scheduler's reason for a cluster a binding is not on, as plan does", () => {
+    const s = caches();
+    s.create({
+      apiVersion: 'cluster.karmada.io/v1alpha1',
+      kind: 'Cluster',
+      metadata: { name: 'member2' },
+      spec: { syncMode: 'Push' },
+      status: { conditions: [{ type: 'Ready', status: 'True', reason: 'ClusterReady', message: '', lastTransitionTime: AT.toISOString() }], apiEnablements: [{ groupVersion: 'apps/v1', resources: [{ name: 'deployments', kind: 'Deployment' }] }] },
+    });
+    const b = s.get({ apiVersion: 'work.karmada.io/v1alpha2', kind: 'ResourceBinding' }, 'shop', 'web-deployment')!;
+    s.update({ ...b, spec: { ...b.spec, placement: { clusterAffinity: { clusterNames: ['member1'] } } } });
+    const input = fleetInputOfCaches(s, AT);
+    expect(input.absent).toEqual([expect.objectContaining({ binding: 'shop/web-deployment', cluster: 'member2', kind: 'filtered' })]);
+    expect(input.absent![0]!.reason).toMatch(/^ClusterAffinity: /);
+    const feed = new CacheFeed(() => AT);
+    feed.attach(s);
+    const model = feed.model();
+    const cell = model.rows[0]!.cells.find((c) => c.cluster === 'member2')!;
+    expect(cell.state).toBe('absent');
+    expect(model.reasons[cell.reason!]).toBe(`filtered out: ${input.absent![0]!.reason}`);
+  });
+
   it('is an empty fleet before the caches exist (a standby replica)', () => {
     const input = fleetInputOfCaches(undefined, AT);
     expect(input).toMatchObject({ clusters: [], bindings: [], works: [], templates: [], events: [], source: 'controller' });

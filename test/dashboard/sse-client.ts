@@ -1,5 +1,6 @@
 // A server-sent-events client for the dashboard's tests: every message and comment it has read so far.
 import { request, type IncomingMessage } from 'node:http';
+import { request as httpsRequest, type RequestOptions } from 'node:https';
 
 export interface SseStream {
   messages: { event: string; data: string }[];
@@ -8,12 +9,13 @@ export interface SseStream {
   close(): void;
 }
 
-export function openStream(url: string): SseStream {
+/** A URL, or request options (an apiserver's, with its credentials: `kubeConfigUpstream(...).options`). */
+export function openStream(target: string | RequestOptions): SseStream {
   const messages: SseStream['messages'] = [];
   const comments: string[] = [];
   let buffer = '';
   let response: IncomingMessage | undefined;
-  const req = request(url, (res) => {
+  const onResponse = (res: IncomingMessage) => {
     response = res;
     res.setEncoding('utf8');
     res.on('data', (chunk: string) => {
@@ -27,7 +29,8 @@ export function openStream(url: string): SseStream {
         if (event) messages.push({ event, data: lines.filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n') });
       }
     });
-  });
+  };
+  const req = typeof target === 'string' ? request(target, onResponse) : target.protocol === 'http:' ? request(target, onResponse) : httpsRequest(target, onResponse);
   // a stream closed by the test or by the server's stop is not an error of the test
   req.on('error', () => undefined);
   req.end();

@@ -10,7 +10,7 @@ import { addNamespaceFlag, applyNamespace, inputPaths } from '../input.js';
 import { outputOption, parseOutput, printObjects, type KubeObject } from '../output.js';
 import { CLUSTER, is } from '../../core/kinds.js';
 import type { KObject } from '../../core/object.js';
-import { fleetInputOfPlan, fleetModel } from '../../report/model.js';
+import { fleetInputOfPlan, fleetReport } from '../../report/model.js';
 import { reportHtml } from '../../report/html.js';
 
 interface PlanFlags extends CoreFlags, InputFlags, InterpreterLibraryFlags {
@@ -40,7 +40,7 @@ const PLAN_OUTPUTS = ['yaml', 'json', 'table', 'wide', 'name', 'jsonpath', 'cust
 /** `-o html`: the fleet report (src/report/), with the change from OLD marked when --diff-against gave one. */
 function planHtml(r: PlanResult, docs: SourceDocument[], diff?: PlanChange[]): string {
   const clusters = docs.map((d) => d.object as unknown as KObject).filter((o) => is(o, CLUSTER));
-  return reportHtml(fleetModel(fleetInputOfPlan(r, clusters, diff)));
+  return reportHtml(fleetReport(fleetInputOfPlan(r, clusters, diff)));
 }
 
 export function registerPlan(program: Command): void {
