@@ -10,7 +10,6 @@ import { parseArgs } from 'node:util';
 import { ApiError, RestClient } from '../src/kube/rest.js';
 import {
   CLUSTERS,
-  apiserverWrites,
   clusterInfo,
   controllerReconciles,
   cpuSeconds,
@@ -37,6 +36,7 @@ import {
   type K8sEnv,
 } from './controller-env.js';
 import { MemberWatch } from './controller-watch.js';
+import { CountingRestClient, add, apiserverRequests, controllerClientRequests, requestTable, type Counts, type Floor } from './controller-requests.js';
 
 const HELP = `Usage: npx tsx bench/controller.bench.ts [options]
 
@@ -53,7 +53,16 @@ DELETECOLLECTION), the controller's reconciles, RSS and load average:
   edits-serial    E image edits of one template each, one at a time, --gap-ms after both members saw it;
                   p50/p99 from the edit request to the member's watch event
   edits-inflight  E more edits, --inflight of them in flight at any time
+  member-status   the bench writes a rolled-out status on every template's member1 Deployment (no kubelet runs);
+                  ends when every template's aggregated status shows it
   delete          every template deleted (one deletecollection); ends when both members have none left
+
+Requests per template: for the first propagation (create + settle), an image change (edits-serial + settle,
+per edit), a member status change (member-status + settle) and a deletion (delete + settle), every resource
+request the host and member apiservers served (apiserver_request_total, all verbs, by verb and resource) less
+the bench's own (counted by the bench), per template, beside the floor of that phase (the requests the
+change needs; printed with the reasons). Event writes are shown apart and are not part of the floor. The
+controller's own rest_client_requests_total per apiserver is printed beside it as a cross-check.
 
 Options:
   --templates N        templates to create (default 1000)
@@ -61,6 +70,8 @@ Options:
   --inflight K         edits in flight in the second series (default 4)
   --gap-ms MS          pause after each serial edit was seen on both members (default 250)
   --create-concurrency C  template creates in flight (default 8)
+  --duplicated         a Duplicated policy (3 replicas on both members) instead of Divided 2:1
+  --first-only         stop after the first propagation (create + settle): the 1,000-template timing runs
   --timeout S          give up a phase after S seconds (default 900)
   --reuse              use the environment already running in $KARMADA_LITE_ENV_DIR, fail if there is none
                        (without it: reuse one if it runs, else start one with env.sh start and stop it at the end)
@@ -91,6 +102,8 @@ const { values: flags } = parseArgs({
     inflight: { type: 'string', default: '4' },
     'gap-ms': { type: 'string', default: '250' },
     'create-concurrency': { type: 'string', default: '8' },
+    duplicated: { type: 'boolean', default: false },
+    'first-only': { type: 'boolean', default: false },
     timeout: { type: 'string', default: '900' },
     reuse: { type: 'boolean', default: false },
     'keep-env': { type: 'boolean', default: false },
@@ -124,7 +137,8 @@ const GAP_MS = intFlag('gap-ms', flags['gap-ms']!, 0);
 const CREATE_CONC = intFlag('create-concurrency', flags['create-concurrency']!, 1);
 const TIMEOUT_MS = intFlag('timeout', flags.timeout!, 1) * 1000;
 const REPLICAS = 3;
-const WANT: Record<string, number> = { member1: 2, member2: 1 };
+const DUPLICATED = flags.duplicated!;
+const WANT: Record<string, number> = DUPLICATED ? { member1: REPLICAS, member2: REPLICAS } : { member1: 2, member2: 1 };
 const NS = `cbench-${Date.now().toString(36)}`;
 const LABEL = 'karmada-lite.bench/controller';
 
@@ -211,7 +225,12 @@ async function stopController(c: Ctrl | undefined): Promise<number | null> {
 interface Snapshot {
   t: number;
   cpu: Record<string, number | undefined>;
-  writes: Record<string, Map<string, number>>;
+  /** Every resource request each apiserver served (bench's included). */
+  requests: Record<string, Counts>;
+  /** The bench's own requests per apiserver, as counted by its clients. */
+  bench: Record<string, Counts>;
+  /** The controller's rest_client_requests_total per apiserver. */
+  client: Record<string, number>;
   reconciles: Map<string, number>;
   load: [number, number, number];
 }
@@ -224,6 +243,10 @@ interface PhaseResult {
   writesPerS: Record<string, number>;
   benchHostWrites: number;
   writeBreakdown: Record<string, Record<string, number>>;
+  /** The controller's resource requests per apiserver (served less the bench's own), by verb and resource. */
+  requests: Record<string, Record<string, number>>;
+  /** The controller's rest_client_requests_total per apiserver over the phase (non-resource requests too). */
+  clientRequests: Record<string, number>;
   reconciles: number;
   reconcileErrors: number;
   reconcilesByController: Record<string, number>;
@@ -234,8 +257,10 @@ interface PhaseResult {
   extra: Record<string, unknown>;
 }
 
+const WRITE_VERBS = new Set(['POST', 'PUT', 'PATCH', 'DELETE', 'APPLY', 'DELETECOLLECTION']);
+
 class Bench {
-  readonly rest: Record<ClusterName, RestClient>;
+  readonly rest: Record<ClusterName, CountingRestClient>;
   readonly pids: Record<string, number | undefined>;
   ctrl?: Ctrl;
   readonly results: PhaseResult[] = [];
@@ -245,7 +270,7 @@ class Bench {
   benchHostWrites = 0;
 
   constructor(readonly env: K8sEnv) {
-    this.rest = { host: new RestClient(kubeConfigOf(env, 'host')), member1: new RestClient(kubeConfigOf(env, 'member1')), member2: new RestClient(kubeConfigOf(env, 'member2')) };
+    this.rest = { host: new CountingRestClient(kubeConfigOf(env, 'host')), member1: new CountingRestClient(kubeConfigOf(env, 'member1')), member2: new CountingRestClient(kubeConfigOf(env, 'member2')) };
     this.pids = { etcd: pidFromFile(env.etcd.pidFile) };
     for (const c of CLUSTERS) this.pids[`apiserver ${c}`] = pidFromFile(clusterInfo(env, c).pidFile);
   }
@@ -263,13 +288,17 @@ class Bench {
   }
 
   private async snapshot(): Promise<Snapshot> {
-    const [writes, reconciles] = await Promise.all([
-      Promise.all(CLUSTERS.map((c) => apiserverWrites(this.rest[c]))),
+    // The bench's counts first: a request it makes meanwhile is then counted on neither side or on the apiserver's only.
+    const bench = Object.fromEntries(CLUSTERS.map((c) => [c, new Map(this.rest[c].counts)]));
+    const [requests, reconciles, client] = await Promise.all([
+      Promise.all(CLUSTERS.map((c) => apiserverRequests(this.rest[c]))),
       this.ctrl ? controllerReconciles(this.ctrl.port) : Promise.resolve(new Map<string, number>()),
+      this.ctrl ? controllerClientRequests(this.ctrl.port) : Promise.resolve(new Map<string, number>()),
     ]);
     const cpu: Record<string, number | undefined> = { controller: cpuSeconds(this.ctrl?.pid), bench: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6 };
     for (const [k, pid] of Object.entries(this.pids)) cpu[k] = cpuSeconds(pid);
-    return { t: performance.now(), cpu, writes: Object.fromEntries(CLUSTERS.map((c, i) => [c, writes[i]!])), reconciles, load: loadAverage() };
+    const byCluster = Object.fromEntries(CLUSTERS.map((c) => [c, client.get(new URL(clusterInfo(this.env, c).server).host) ?? 0]));
+    return { t: performance.now(), cpu, requests: Object.fromEntries(CLUSTERS.map((c, i) => [c, requests[i]!])), bench, client: byCluster, reconciles, load: loadAverage() };
   }
 
   async phase(name: string, fn: () => Promise<Record<string, unknown>>): Promise<PhaseResult> {
@@ -285,11 +314,23 @@ class Bench {
     const writes: Record<string, number> = {};
     const writesPerS: Record<string, number> = {};
     const writeBreakdown: Record<string, Record<string, number>> = {};
+    const requests: Record<string, Record<string, number>> = {};
+    const clientRequests: Record<string, number> = {};
     for (const c of CLUSTERS) {
-      const d = diffCounts(after.writes[c]!, before.writes[c]!);
+      const served = diffCounts(after.requests[c]!, before.requests[c]!);
+      // Writes as before: every write the apiserver served, the bench's included, failures folded in.
+      const d = new Map<string, number>();
+      for (const [k, v] of served) {
+        if (!WRITE_VERBS.has(k.slice(0, k.indexOf(' ')))) continue;
+        const kk = k.replace(/ \(\d+\)$/, '');
+        d.set(kk, (d.get(kk) ?? 0) + v);
+      }
       writes[c] = sumCounts(d);
       writesPerS[c] = writes[c]! / wallS;
       writeBreakdown[c] = Object.fromEntries([...d].sort((a, b) => b[1] - a[1]));
+      const mine = diffCounts(served, diffCounts(after.bench[c]!, before.bench[c]!));
+      requests[c] = Object.fromEntries([...mine].sort((a, b) => b[1] - a[1]));
+      clientRequests[c] = after.client[c]! - before.client[c]!;
     }
     const rec = diffCounts(after.reconciles, before.reconciles);
     const byController: Record<string, number> = {};
@@ -308,6 +349,8 @@ class Bench {
       writesPerS,
       benchHostWrites: this.benchHostWrites - benchBefore,
       writeBreakdown,
+      requests,
+      clientRequests,
       reconciles: sumCounts(rec),
       reconcileErrors: errors,
       reconcilesByController: byController,
@@ -368,11 +411,13 @@ const policy = {
     resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', labelSelector: { matchLabels: { [LABEL]: 'true' } } }],
     placement: {
       clusterAffinity: { clusterNames: ['member1', 'member2'] },
-      replicaScheduling: {
-        replicaSchedulingType: 'Divided',
-        replicaDivisionPreference: 'Weighted',
-        weightPreference: { staticWeightList: [{ targetCluster: { clusterNames: ['member1'] }, weight: 2 }, { targetCluster: { clusterNames: ['member2'] }, weight: 1 }] },
-      },
+      replicaScheduling: DUPLICATED
+        ? { replicaSchedulingType: 'Duplicated' }
+        : {
+            replicaSchedulingType: 'Divided',
+            replicaDivisionPreference: 'Weighted',
+            weightPreference: { staticWeightList: [{ targetCluster: { clusterNames: ['member1'] }, weight: 2 }, { targetCluster: { clusterNames: ['member2'] }, weight: 1 }] },
+          },
     },
   },
 };
@@ -462,6 +507,7 @@ async function phases(b: Bench, workDir: string, watches: Record<'member1' | 'me
     }
   });
   await b.phase('settle', async () => ({ settledAfterS: await b.settle() }));
+  if (flags['first-only']) return;
 
   let seq = 0;
   const edit = async (name: string): Promise<{ m1: number; m2: number; both: number; patch: number }> => {
@@ -514,6 +560,34 @@ async function phases(b: Bench, workDir: string, watches: Record<'member1' | 'me
     });
     await b.phase('settle', async () => ({ settledAfterS: await b.settle() }));
   }
+
+  await b.phase('member-status', async () => {
+    // What a member's deployment controller would report once the rollout is done: every replica ready.
+    const m1 = b.rest.member1;
+    const want = WANT.member1!;
+    const items = (await m1.request('GET', `/apis/apps/v1/namespaces/${NS}/deployments`, { query: { labelSelector: `${LABEL}=true` } })).items as any[];
+    const t0 = performance.now();
+    await pool(items, CREATE_CONC, async (d) => {
+      const status = { observedGeneration: d.metadata.generation, replicas: want, updatedReplicas: want, readyReplicas: want, availableReplicas: want };
+      await m1.request('PUT', `/apis/apps/v1/namespaces/${NS}/deployments/${d.metadata.name}/status`, { body: { ...d, status } });
+    });
+    const writtenS = (performance.now() - t0) / 1000;
+    // Done when every template's aggregated status counts member1's ready replicas.
+    const aggregated = await waitFor(
+      'the member status in every template',
+      async () => {
+        const l = await host.request('GET', `/apis/apps/v1/namespaces/${NS}/deployments`, { query: { labelSelector: `${LABEL}=true` } });
+        return l.items.every((d: any) => (d.status?.readyReplicas ?? 0) >= want) ? performance.now() : undefined;
+      },
+      TIMEOUT_MS,
+      1000,
+    ).catch((e) => {
+      log(`member-status: ${(e as Error).message}`);
+      return NaN;
+    });
+    return { statusWrites: items.length, writtenS, aggregatedS: (aggregated - t0) / 1000 };
+  });
+  await b.phase('settle', async () => ({ settledAfterS: await b.settle() }));
 
   await b.phase('delete', async () => {
     const t0 = performance.now();
@@ -647,6 +721,8 @@ function report(b: Bench, meta: Record<string, unknown>): string {
     }
   }
   out.push('');
+  out.push(requestReport(b));
+  out.push('');
   out.push('Writes per apiserver and phase, by verb and resource (top 6):');
   for (const r of b.results) {
     if (!['create', 'settle', 'edits-serial', 'delete'].includes(r.phase)) continue;
@@ -654,6 +730,76 @@ function report(b: Bench, meta: Record<string, unknown>): string {
       const top = Object.entries(r.writeBreakdown[c]!).slice(0, 6).map(([k, v]) => `${k} ${v}`);
       if (top.length) out.push(`  ${r.phase.padEnd(12)} ${c.padEnd(7)} ${top.join(', ')}`);
     }
+  }
+  return out.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Requests per template, against the floor
+
+/**
+ * The requests a change needs, per template (or per edit), on a 2-member placement with no kubelet or
+ * controller-manager (member objects are stored, never run; nothing garbage-collects): one write per
+ * object and subresource whose content the change must move, where one controller decides it. Reasons in
+ * `why`, and in the docs of issue #22.
+ */
+function floorOf(phase: string): Floor | undefined {
+  switch (phase) {
+    case 'create':
+      return {
+        host: { 'PUT deployments': 1, 'POST resourcebindings': 1, 'PUT resourcebindings': 1, 'PUT resourcebindings/status': 1, 'POST works': 2, 'PUT works/status': 2, 'PUT deployments/status': 1 },
+        members: { 'POST deployments': 2 },
+        why: [
+          "template: its claim (the policy's permanent-id label, ClaimPolicyForObject) and its aggregated status",
+          'binding: its create (detector), the scheduler\'s placement (spec.clusters: another controller, so not in the create) and one status',
+          'per member: a Work create, one Work status (Applied), the member object create',
+          "beyond it, as Karmada: the scheduler's second status write (observedGeneration of its own placement write), the binding status before and after the Works report, each Work's reflected status",
+          "the issue's count (9) leaves out the claim and the placement write; Karmada sends both (PUT and PATCH)",
+        ],
+      };
+    case 'edits-serial':
+    case 'edits-inflight':
+      return {
+        host: { 'PUT resourcebindings': 1, 'PUT works': 2 },
+        members: { 'PUT deployments': 2 },
+        why: ['binding: the template\'s new resourceVersion (detector)', 'per member: the Work\'s manifest, the member object', 'beyond it, as Karmada: the scheduler\'s observedGeneration, each Work\'s reflected generation, the binding\'s aggregatedStatus (5 status writes)'],
+      };
+    case 'member-status':
+      return {
+        host: { 'PUT works/status': 1, 'PUT resourcebindings/status': 1, 'PUT deployments/status': 1 },
+        members: {},
+        why: ["member1's Work (manifestStatuses), the binding's aggregatedStatus, the template's status"],
+      };
+    case 'delete':
+      return {
+        host: { 'DELETE resourcebindings': 1, 'PUT resourcebindings': 1, 'DELETE works': 2, 'PUT works': 2 },
+        members: { 'DELETE deployments': 2 },
+        why: [
+          'no garbage collector runs here: the binding is deleted by the controller (1), its finalizer removed (1)',
+          'per member: the Work deleted, its finalizer removed once the member object is deleted',
+        ],
+      };
+  }
+  return undefined;
+}
+
+/** A phase and the settle phases after it, summed: the requests one change caused until the controller went quiet. */
+function requestReport(b: Bench): string {
+  const out: string[] = ['Requests per template (the controller\'s: served by the apiservers less the bench\'s own), by verb and resource:'];
+  const rs = b.results;
+  for (let i = 0; i < rs.length; i++) {
+    const floor = floorOf(rs[i]!.phase);
+    if (!floor) continue;
+    const group = [rs[i]!];
+    while (rs[i + 1]?.phase === 'settle') group.push(rs[++i]!);
+    const sum = (cs: readonly string[]) => group.reduce((acc, r) => cs.reduce((a, c) => add(a, new Map(Object.entries(r.requests[c] ?? {}))), acc), new Map() as Counts);
+    const first = group[0]!;
+    const units = first.phase.startsWith('edits') ? ((first.extra.edits as number) ?? EDITS) : N;
+    if (!units) continue;
+    const client = CLUSTERS.map((c) => `${c} ${group.reduce((a, r) => a + (r.clientRequests[c] ?? 0), 0)}`).join(', ');
+    out.push('');
+    out.push(requestTable(`${group.map((r) => r.phase).join(' + ')}`, units, sum(['host']), sum(['member1', 'member2']), floor));
+    out.push(`  the controller's own count (rest_client_requests_total, non-resource requests too): ${client}`);
   }
   return out.join('\n');
 }
@@ -688,7 +834,7 @@ async function main(): Promise<void> {
     const code = await stopController(b?.ctrl);
     if (b?.ctrl) log(`controller stopped (exit ${code}); log in ${b.ctrl.logFile}`);
     if (b) {
-      const meta = { started, ended: new Date().toISOString(), templates: N, edits: EDITS, inflight: INFLIGHT, gapMs: GAP_MS, env: envDir(), dist: distDir(), namespace: NS, nodeVersion: process.version, controllerExit: code, controllerLog: b.ctrl?.logFile };
+      const meta = { started, ended: new Date().toISOString(), templates: N, duplicated: DUPLICATED, edits: EDITS, inflight: INFLIGHT, gapMs: GAP_MS, env: envDir(), dist: distDir(), namespace: NS, nodeVersion: process.version, controllerExit: code, controllerLog: b.ctrl?.logFile };
       if (b.results.length) process.stdout.write(report(b, meta) + '\n');
       if (flags.json) writeFileSync(flags.json, JSON.stringify({ meta, phases: b.results, rss: b.rss }, null, 1));
       if (!startedEnv) {

@@ -5,6 +5,11 @@
 //   npx tsx bench/webhook.bench.ts --in-process     # only the in-process part
 //   SECONDS_PER_RUN=10 npx tsx bench/webhook.bench.ts
 //   npx tsx bench/webhook.bench.ts --latency-only   # only the fixed-rate runs (RATE_RUNS=3 repeats them)
+//   npx tsx bench/webhook.bench.ts --binary dist/karmada-lite.mjs   # the server as built (.mjs or the executable)
+//
+// The server's peak memory (VmHWM, the largest resident set it had) is printed after the HTTPS runs, beside
+// its resident set once started and idle: the figure #22 holds under 100 MB. By default the server runs from
+// the sources through tsx, whose compiler adds to it; --binary measures what ships.
 //
 // Throughput over HTTPS uses wrk when it is installed (`apt-get install -y wrk`) and the Node load
 // generator (bench/webhook-load.ts). The fixed-rate latency run uses the Node generator (open loop, from due
@@ -14,10 +19,10 @@
 // event-loop delay, so that a tail can be placed in the server, in the generator, or in neither (waiting
 // for a core). Results are printed as a table and as one JSON line at the end.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { request } from 'node:https';
 import { review } from '../src/webhook/review.js';
 import { validate, mutate } from '../src/validation/rules.js';
@@ -28,6 +33,17 @@ const secondsPerRun = Number(process.env.SECONDS_PER_RUN ?? 5);
 const inProcessOnly = process.argv.includes('--in-process');
 const latencyOnly = process.argv.includes('--latency-only');
 const rateRuns = Number(process.env.RATE_RUNS ?? 1);
+const binaryAt = process.argv.indexOf('--binary');
+const binary = binaryAt < 0 ? undefined : process.argv[binaryAt + 1];
+if (binaryAt >= 0 && (!binary || !existsSync(binary))) {
+  console.error(`--binary needs the path of a built karmada-lite (dist/karmada-lite.mjs or dist/karmada-lite), got ${binary ?? 'nothing'}: run \`npm run build\` first`);
+  process.exit(2);
+}
+/** How the server is started: the sources through tsx, or a build (an ES module runs under this Node). */
+const serverCommand = (args: string[]): [string, string[]] => {
+  if (!binary) return [process.execPath, ['--import', 'tsx', join(root, 'src/cli/main.ts'), ...args]];
+  return binary.endsWith('.mjs') ? [process.execPath, [resolve(binary), ...args]] : [resolve(binary), args];
+};
 /**
  * The server and each generator run pinned to their core and in a session of their own. Linux groups
  * processes by session for CPU fairness (sched_autogroup), so on a machine shared with other people's
@@ -239,6 +255,13 @@ function schedstat(pid: number): { runMs: number; waitMs: number; slices: number
   return { runMs: run! / 1e6, waitMs: wait! / 1e6, slices: slices! };
 }
 
+/** The resident set now and at its peak (VmRSS, VmHWM), in MB. */
+function memory(pid: number): { rssMB: number; peakMB: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? NaN);
+  return { rssMB: Math.round(kb('VmRSS') / 1024), peakMB: Math.round(kb('VmHWM') / 1024) };
+}
+
 /** Load average and CPU pressure ("some": share of time at least one runnable task waited for a core). */
 function loadAverage(): string {
   const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
@@ -332,7 +355,7 @@ async function overHttps(): Promise<Record<string, unknown>> {
   const logFile = join(dir, 'webhook.log');
   const log = openSync(logFile, 'w');
   // The server logs every review at info level, as in production; the log goes to a file.
-  const server: ChildProcess = spawn(...pinned(0, process.execPath, ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'webhook', '--cert-file', certFile, '--key-file', keyFile, '--port', String(port), '--bind-address', '127.0.0.1', '--log-level', process.env.WEBHOOK_LOG_LEVEL ?? 'info']), {
+  const server: ChildProcess = spawn(...pinned(0, ...serverCommand(['webhook', '--cert-file', certFile, '--key-file', keyFile, '--port', String(port), '--bind-address', '127.0.0.1', '--log-level', process.env.WEBHOOK_LOG_LEVEL ?? 'info'])), {
     cwd: root,
     stdio: ['ignore', 'ignore', log],
   });
@@ -341,10 +364,11 @@ async function overHttps(): Promise<Record<string, unknown>> {
     const base = `https://127.0.0.1:${port}`;
     for (let i = 0; i < 100 && (await get(`${base}/healthz`, pki.ca)) !== 200; i++) await new Promise((r) => setTimeout(r, 100));
     const url = `${base}/validate-propagationpolicy`;
-    console.log(`\nover HTTPS on loopback (server pinned to core 0, load generator to core 1, ${secondsPerRun} s each${nice ? `, sessions at autogroup nice ${nice}` : ''}):`);
+    console.log(`\nover HTTPS on loopback (server ${binary ?? 'from the sources through tsx'} pinned to core 0, load generator to core 1, ${secondsPerRun} s each${nice ? `, sessions at autogroup nice ${nice}` : ''}):`);
     console.log(`  load average before: ${loadAverage()} (other work on the machine inflates wall-clock figures)`);
     const pid = server.pid!;
-    const out: Record<string, unknown> = {};
+    const idle = memory(pid);
+    const out: Record<string, unknown> = { server: binary ?? 'tsx src/cli/main.ts', idleRssMB: idle.rssMB };
     let cpu = cpuSeconds(pid);
     if (!latencyOnly) {
       const wrk = await wrkThroughput(url, bodyFile, dir, 16);
@@ -390,6 +414,9 @@ async function overHttps(): Promise<Record<string, unknown>> {
       console.log(`  wrk, 10 connections each pausing 10 ms (${paced.perSecond}/s), from send time: p50 ${paced.p50} ms  p90 ${paced.p90} ms  p99 ${paced.p99} ms  max ${paced.max} ms`);
       out.wrkPaced = paced;
     }
+    const peak = memory(pid);
+    console.log(`  server memory: peak RSS (VmHWM) ${peak.peakMB} MB under the runs above; ${idle.rssMB} MB started and idle, ${peak.rssMB} MB at the end`);
+    Object.assign(out, { peakRssMB: peak.peakMB, endRssMB: peak.rssMB });
     console.log(`  load average after: ${loadAverage()}`);
     return out;
   } finally {

@@ -9,10 +9,15 @@ import type { ClientLimit, ClientLimits } from '../kube/store.js';
 export const DefaultClientQps = '40';
 export const DefaultClientBurst = '60';
 
-export function addClientLimitFlags(cmd: Command): Command {
+/** The control plane's pair (`--kube-api-qps`/`--kube-api-burst`). */
+export function addHostLimitFlags(cmd: Command): Command {
   return cmd
     .option('--kube-api-qps <n>', 'requests per second to the Karmada control plane (the host apiserver), a token bucket as client-go; a negative value is no limit', DefaultClientQps)
-    .option('--kube-api-burst <n>', 'burst of requests to the control plane above --kube-api-qps', DefaultClientBurst)
+    .option('--kube-api-burst <n>', 'burst of requests to the control plane above --kube-api-qps', DefaultClientBurst);
+}
+
+export function addClientLimitFlags(cmd: Command): Command {
+  return addHostLimitFlags(cmd)
     .option('--cluster-api-qps <n>', 'requests per second to each member cluster apiserver; a negative value is no limit', DefaultClientQps)
     .option('--cluster-api-burst <n>', 'burst of requests to each member cluster above --cluster-api-qps', DefaultClientBurst);
 }
@@ -32,9 +37,13 @@ export interface ClientLimitFlags {
   clusterApiBurst: string;
 }
 
+export function hostLimitFromFlags(flags: Pick<ClientLimitFlags, 'kubeApiQps' | 'kubeApiBurst'>): ClientLimit {
+  return limit('--kube-api-qps', flags.kubeApiQps, '--kube-api-burst', flags.kubeApiBurst);
+}
+
 export function clientLimitsFromFlags(flags: ClientLimitFlags): ClientLimits {
   return {
-    host: limit('--kube-api-qps', flags.kubeApiQps, '--kube-api-burst', flags.kubeApiBurst),
+    host: hostLimitFromFlags(flags),
     cluster: limit('--cluster-api-qps', flags.clusterApiQps, '--cluster-api-burst', flags.clusterApiBurst),
   };
 }

@@ -46,6 +46,12 @@ export interface EventRecorderOptions {
   now?: () => Date;
   /** Series remembered (oldest forgotten first), as client-go's LRU cache of 4096. */
   maxSeries?: number;
+  /**
+   * Forgotten series whose Event's name, resourceVersion and count are still kept (oldest dropped first,
+   * default 65,536, about 150 bytes each): a repeat of one is a single count patch instead of a create that
+   * finds the Event there (409), a read and the patch.
+   */
+  maxKnown?: number;
   onError?: (reason: string, err: Error) => void;
 }
 
@@ -70,6 +76,8 @@ const codeOf = (e: unknown) => (e as { code?: number }).code;
 
 export class EventRecorder {
   private readonly series = new Map<string, Series>();
+  /** What the server holds of series forgotten from `series` (maxKnown). */
+  private readonly known = new Map<string, NonNullable<Series['stored']>>();
   private readonly pending = new Set<Promise<void>>();
 
   constructor(private readonly opts: EventRecorderOptions) {}
@@ -87,11 +95,30 @@ export class EventRecorder {
       s.event = ev;
     } else {
       s = { name, event: ev, count: 1, written: 0, firstTimestamp: now, lastTimestamp: now, busy: false };
+      const stored = this.known.get(key);
+      if (stored) {
+        this.known.delete(key);
+        s.stored = stored;
+      }
       const max = this.opts.maxSeries ?? 4096;
-      if (this.series.size >= max) this.series.delete(this.series.keys().next().value!);
+      if (this.series.size >= max) this.forget(this.series.keys().next().value!);
     }
     this.series.set(key, s);
-    if (!s.busy) this.track(this.flush(ev, s));
+    if (!s.busy) this.track(this.flush(key, ev, s));
+  }
+
+  /** Forgets the series, keeping what the server holds of it (a write in flight keeps it when it ends). */
+  private forget(key: string): void {
+    const old = this.series.get(key)!;
+    this.series.delete(key);
+    if (!old.busy) this.keep(key, old);
+  }
+
+  private keep(key: string, s: Series): void {
+    // A series recorded again meanwhile holds it itself.
+    if (!s.stored || this.series.has(key)) return;
+    if (this.known.size >= (this.opts.maxKnown ?? 65_536)) this.known.delete(this.known.keys().next().value!);
+    this.known.set(key, s.stored);
   }
 
   /** The series remembered, oldest first, as the embedded store aggregates them. */
@@ -109,7 +136,7 @@ export class EventRecorder {
     void p.finally(() => this.pending.delete(p));
   }
 
-  private async flush(ev: CoreEvent, s: Series): Promise<void> {
+  private async flush(key: string, ev: CoreEvent, s: Series): Promise<void> {
     s.busy = true;
     const io = ev.involvedObject;
     const ns = io.namespace || 'default';
@@ -171,6 +198,8 @@ export class EventRecorder {
       this.opts.onError?.(ev.reason, e as Error);
     } finally {
       s.busy = false;
+      // Forgotten while this write was in flight: what it stored is kept now.
+      if (this.series.get(key) !== s) this.keep(key, s);
     }
   }
 }

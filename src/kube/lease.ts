@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { LeaseClient, LeaseRecord } from '../runtime/leader-election.js';
-import { isApiNotFound, RestClient } from './rest.js';
+import { isApiNotFound, RestClient, type RestClientOptions } from './rest.js';
 
 // Plain JSON, not client-node's generated model: that one turns MicroTime into a Date and writes it
 // back in a form the apiserver refuses ("cannot be handled as a Lease: parsing time").
@@ -36,6 +36,12 @@ export function restLeaseClient(rest: RestClient, namespace: string, name: strin
   };
 }
 
-export function kubeLeaseClient(kc: KubeConfig, namespace: string, name: string): LeaseClient {
-  return restLeaseClient(new RestClient(kc), namespace, name);
+/**
+ * `clientOptions.limiter`: the Lease's own token bucket. Karmada's Lease shares the host client's bucket
+ * (controller-runtime copies the rest config's RateLimiter); here Events and async writes are sent
+ * concurrently and can queue thousands of requests ahead of a renewal, which would then miss the renew
+ * deadline and lose the lease. A bucket of the same qps and burst limits the Lease without that queue.
+ */
+export function kubeLeaseClient(kc: KubeConfig, namespace: string, name: string, clientOptions: RestClientOptions = {}): LeaseClient {
+  return restLeaseClient(new RestClient(kc, clientOptions), namespace, name);
 }

@@ -26,6 +26,13 @@ export interface RateLimiterOptions {
   clock?: RateLimiterClock;
 }
 
+export interface TokenWait {
+  /** Whether the request found the bucket empty (or others before it) and waits its turn. */
+  queued: boolean;
+  /** Resolves with the milliseconds waited once the token is taken (0 when not queued). */
+  ready: Promise<number>;
+}
+
 export class TokenBucket {
   private tokens: number;
   private last: number;
@@ -52,18 +59,23 @@ export class TokenBucket {
     this.last = now;
   }
 
-  /** Resolves with the milliseconds waited once a token is taken. */
-  wait(): Promise<number> {
+  /**
+   * Takes a token: at once when one is there and nobody waits (`queued` false, `ready` already resolved with 0),
+   * else in turn (`queued` true, `ready` resolves with the milliseconds waited). The caller learns whether it
+   * waits from this call itself, so that it can count waiting requests without looking at the queue afterwards.
+   */
+  wait(): TokenWait {
     const started = this.clock.now();
     this.refill();
     if (this.waiters.length === 0 && this.tokens >= 1) {
       this.tokens -= 1;
-      return Promise.resolve(0);
+      return { queued: false, ready: Promise.resolve(0) };
     }
-    return new Promise((resolve) => {
+    const ready = new Promise<number>((resolve) => {
       this.waiters.push(() => resolve(this.clock.now() - started));
-      this.schedule();
     });
+    this.schedule();
+    return { queued: true, ready };
   }
 
   private schedule(): void {
@@ -86,4 +98,10 @@ export function rateLimiterFor(qps: number, burst: number, clock?: RateLimiterCl
   if (qps < 0) return undefined;
   if (qps === 0) throw new Error('qps 0 would stop every request; give a positive qps, or a negative one for no limit');
   return new TokenBucket({ qps, burst, clock });
+}
+
+/** A RestClient's options for a `{ qps, burst }` limit (none: no limiter); one new bucket per call, as one per client. */
+export function limiterOptions(limit: { qps: number; burst: number } | undefined, clock?: RateLimiterClock): { limiter?: TokenBucket } {
+  const limiter = limit ? rateLimiterFor(limit.qps, limit.burst, clock) : undefined;
+  return limiter ? { limiter } : {};
 }

@@ -113,13 +113,13 @@ export class RestClient {
   private send(o: RequestOptions, body: string | undefined, contentType: string | undefined, signal?: AbortSignal, timeoutMs?: number): Promise<IncomingMessage> {
     const limiter = this.clientOpts.limiter;
     if (!limiter) return this.sendObserved(o, body, contentType, signal, timeoutMs);
-    const waiting = limiter.wait();
-    if (limiter.waiting === 0) return waiting.then(() => this.sendObserved(o, body, contentType, signal, timeoutMs));
+    const { queued, ready } = limiter.wait();
+    if (!queued) return this.sendObserved(o, body, contentType, signal, timeoutMs);
     // Only requests that found the bucket empty are counted as waiting, as client-go's metric only sees waits.
     const observe = rateLimiterObserver;
     const host = this.server.host;
     observe?.(host, 1);
-    return waiting.then((ms) => {
+    return ready.then((ms) => {
       observe?.(host, -1, ms);
       return this.sendObserved(o, body, contentType, signal, timeoutMs);
     });

@@ -5,6 +5,7 @@ import { applySchemaDefaults, MutationError } from './defaulting.js';
 import { isObj, strOf, type Obj } from './json.js';
 import { isAdmissionKind, mutate, validate, type FeatureGates, type LuaCompile } from './rules.js';
 import { findRicConflict } from './ric.js';
+import { luaCompile } from './lua-compile.js';
 import { ricScriptWarnings } from './script-traps.js';
 import { validateKubernetesObject } from './kubernetes-schema.js';
 
@@ -86,7 +87,7 @@ function lintKarmadaObject(info: KindInfo, original: Obj, earlierRics: Obj[], op
   const schemaErrors = validateSchema(info, object);
   // The API server stops at schema errors; the validating webhook only ever sees schema-valid objects.
   if (schemaErrors.length || !isAdmissionKind(kind)) return { errors: schemaErrors, warnings };
-  const errors = validate(kind, { operation: 'CREATE', namespace, object }, { gates: opts.gates, compileLua: opts.compileLua, existingRics: [], allowNoExecuteTaintPolicy: opts.allowNoExecuteTaintPolicy });
+  const errors = validate(kind, { operation: 'CREATE', namespace, object }, { gates: opts.gates, compileLua: opts.compileLua ?? luaCompile, existingRics: [], allowNoExecuteTaintPolicy: opts.allowNoExecuteTaintPolicy });
   if (kind === 'ResourceInterpreterCustomization') {
     const conflict = findRicConflict(object, earlierRics);
     if (conflict) errors.unshift(conflict);

@@ -11,7 +11,6 @@ import { validateInterpreterWebhookConfiguration } from './interpreter-webhook.j
 import { validateOverridePolicy } from './override.js';
 import { validatePropagationPolicy, type PolicyAdmission } from './propagation.js';
 import { validateRic, type LuaCompile } from './ric.js';
-import { luaCompile } from './lua-compile.js';
 
 export type { FeatureGates, LuaCompile, PolicyAdmission };
 
@@ -19,6 +18,10 @@ export interface RuleContext {
   gates?: FeatureGates;
   /** RICs already in the cluster (or earlier in the linted files), for the conflict check. */
   existingRics?: Iterable<Obj>;
+  /**
+   * Needed for ResourceInterpreterCustomizations only: `luaCompile` of ./lua-compile.ts. Passed in, not
+   * imported here, so that a process that never sees a RIC (the webhook) never loads the Lua VM.
+   */
   compileLua?: LuaCompile;
   uuid?: () => string;
   /** `--allow-no-execute-taint-policy`: ClusterTaintPolicies may carry NoExecute taints. */
@@ -80,6 +83,10 @@ export function mutate(kind: AdmissionKind, req: PolicyAdmission, ctx: RuleConte
   }
 }
 
+const noLuaCompiler: LuaCompile = () => {
+  throw new Error('validating a ResourceInterpreterCustomization needs RuleContext.compileLua: pass luaCompile from src/validation/lua-compile.ts');
+};
+
 /** The validating webhook's verdict for one object: no errors means allowed. */
 export function validate(kind: AdmissionKind, req: PolicyAdmission, ctx: RuleContext = {}): FieldError[] {
   switch (kind) {
@@ -94,7 +101,7 @@ export function validate(kind: AdmissionKind, req: PolicyAdmission, ctx: RuleCon
     case 'ResourceBinding':
       return validateResourceBinding(req.object, ctx.gates);
     case 'ResourceInterpreterCustomization':
-      return validateRic(req.object, ctx.existingRics ?? [], ctx.compileLua ?? luaCompile);
+      return validateRic(req.object, ctx.existingRics ?? [], ctx.compileLua ?? noLuaCompiler);
     case 'ClusterTaintPolicy':
       return validateClusterTaintPolicy(req.object, { allowNoExecuteTaintPolicy: ctx.allowNoExecuteTaintPolicy });
     case 'ResourceInterpreterWebhookConfiguration':

@@ -9,9 +9,10 @@ import { aggregate, type FieldError } from '../validation/field-errors.js';
 import { isObj, strOf, type Obj } from '../validation/json.js';
 import { MutationError } from '../validation/defaulting.js';
 import { formatAjvErrors, validateSchema } from '../validation/schema.js';
-import { mutate, validate, type AdmissionKind, type RuleContext } from '../validation/rules.js';
+import { mutate, validate, type AdmissionKind, type LuaCompile, type RuleContext } from '../validation/rules.js';
 import { ricScriptWarnings } from '../validation/script-traps.js';
 import { createPatch } from './patch.js';
+import { errorMessage } from '../json/error.js';
 
 /** The apiserver never sends more than 3 MiB of object; anything larger is not a review we want to parse. */
 export const MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -55,6 +56,11 @@ const ROUTE_BY_PATH = new Map(ROUTES.map((r) => [r.path, r]));
 export function findRoute(path: string): Route | undefined {
   return ROUTE_BY_PATH.get(path);
 }
+
+// The Lua VM (fengari, about 10 MB resident) is loaded by the first ResourceInterpreterCustomization
+// reviewed, not at start: most webhooks never see one.
+let lazyLuaCompile: Promise<LuaCompile> | undefined;
+const loadLuaCompile = (): Promise<LuaCompile> => (lazyLuaCompile ??= import('../validation/lua-compile.js').then((m) => m.luaCompile));
 
 export interface ReviewContext extends Omit<RuleContext, 'existingRics'> {
   /** Existing RICs for the conflict check: from the cluster, or from files offline. */
@@ -128,7 +134,7 @@ export async function review(input: HttpInput, ctx: ReviewContext = {}): Promise
   try {
     parsed = JSON.parse(text);
   } catch (e) {
-    return malformed(400, `request body is not JSON (${(e as Error).message}); send an AdmissionReview of ${REVIEW_VERSIONS.join(' or ')}`);
+    return malformed(400, `request body is not JSON (${errorMessage(e)}); send an AdmissionReview of ${REVIEW_VERSIONS.join(' or ')}`);
   }
   if (!isObj(parsed)) return malformed(400, `request body is not an AdmissionReview object; send an AdmissionReview of ${REVIEW_VERSIONS.join(' or ')}`);
   if (parsed.kind !== 'AdmissionReview' || !REVIEW_VERSIONS.includes(strOf(parsed.apiVersion))) {
@@ -242,14 +248,16 @@ async function handleReview(r: Route, reviewObj: Obj, ctx: ReviewContext): Promi
       if (schemaErrors.length) return reply.denied(aggregate(schemaErrors));
     }
     let existingRics: Obj[] | undefined;
+    let compileLua = ctx.compileLua;
     if (r.kind === 'ResourceInterpreterCustomization') {
       try {
         existingRics = ctx.listRics ? await ctx.listRics() : [];
       } catch (e) {
-        return reply.errored(500, `cannot list ResourceInterpreterCustomizations: ${(e as Error).message}`);
+        return reply.errored(500, `cannot list ResourceInterpreterCustomizations: ${errorMessage(e)}`);
       }
+      compileLua ??= await loadLuaCompile();
     }
-    const errors = validate(r.kind, admission, { ...ctx, existingRics });
+    const errors = validate(r.kind, admission, { ...ctx, existingRics, compileLua });
     if (errors.length) return reply.denied(aggregate(errors));
     if (r.kind !== 'ResourceInterpreterCustomization') return reply.allowed();
     const risky = ricScriptWarnings(object);
@@ -257,6 +265,6 @@ async function handleReview(r: Route, reviewObj: Obj, ctx: ReviewContext): Promi
     return reply.allowed(risky);
   } catch (e) {
     if (e instanceof MutationError) return reply.errored(e.code, e.message);
-    return reply.errored(500, `panic: ${(e as Error).message ?? String(e)} [recovered]`);
+    return reply.errored(500, `panic: ${errorMessage(e)} [recovered]`);
   }
 }

@@ -13,6 +13,7 @@ import { createLogger, type Logger } from '../runtime/log.js';
 import { closeServer } from '../runtime/http.js';
 import { WebhookMetrics } from './metrics.js';
 import { findRoute, MAX_BODY_BYTES, review, type HttpInput, type ReviewContext, type ReviewOutcome } from './review.js';
+import { errorMessage } from '../json/error.js';
 
 export interface WebhookServerOptions {
   certFile: string;
@@ -95,18 +96,18 @@ export class WebhookServer {
     try {
       cert = readFileSync(this.opts.certFile);
     } catch (e) {
-      throw new Error(`cannot read --cert-file ${this.opts.certFile}: ${(e as Error).message}`);
+      throw new Error(`cannot read --cert-file ${this.opts.certFile}: ${errorMessage(e)}`);
     }
     try {
       key = readFileSync(this.opts.keyFile);
     } catch (e) {
-      throw new Error(`cannot read --key-file ${this.opts.keyFile}: ${(e as Error).message}`);
+      throw new Error(`cannot read --key-file ${this.opts.keyFile}: ${errorMessage(e)}`);
     }
     // createSecureContext checks that the key belongs to the certificate.
     try {
       createSecureContext({ cert, key });
     } catch (e) {
-      throw new Error(`--cert-file ${this.opts.certFile} and --key-file ${this.opts.keyFile} are not a usable pair: ${(e as Error).message}`);
+      throw new Error(`--cert-file ${this.opts.certFile} and --key-file ${this.opts.keyFile} are not a usable pair: ${errorMessage(e)}`);
     }
     const weak = weakKeyReason(cert);
     if (weak) throw new Error(`--cert-file ${this.opts.certFile} is refused: ${weak}; ${WEAK_KEY_FIX}`);
@@ -252,7 +253,7 @@ export class WebhookServer {
       outcome = await (this.opts.handler ? this.opts.handler.handle(input) : review(input, this.opts.review));
     } catch (e) {
       this.log.error('admission handler failed', { path, err: e as Error });
-      outcome = { body: { response: { uid: '', allowed: false, status: { metadata: {}, message: `internal error: ${(e as Error).message}`, code: 500 } } }, verdict: 'errored', code: 500 };
+      outcome = { body: { response: { uid: '', allowed: false, status: { metadata: {}, message: `internal error: ${errorMessage(e)}`, code: 500 } } }, verdict: 'errored', code: 500 };
     }
     const payload = JSON.stringify(outcome.body);
     // Unknown paths share one label value: a label per raw path lets any client grow /metrics without bound.

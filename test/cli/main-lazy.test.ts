@@ -31,4 +31,11 @@ describe('commands load lazily', () => {
       expect(inputs.filter((i) => i.includes('@kubernetes/client-node') || i.includes('src/kube/controller'))).toEqual([]);
     }
   });
+
+  it('webhook loads the Lua VM (fengari) only when a ResourceInterpreterCustomization is reviewed', async () => {
+    const lua = (inputs: string[]) => inputs.filter((i) => i.includes('node_modules/fengari') || i.includes('src/lua/') || i.endsWith('src/validation/lua-compile.ts'));
+    expect(lua(await staticInputs('src/cli/commands/webhook.ts'))).toEqual([]);
+    // The check sees fengari where it is static: validate compiles every RIC it lints, so it loads it at start.
+    expect(lua(await staticInputs('src/cli/commands/validate.ts')).some((i) => i.includes('node_modules/fengari'))).toBe(true);
+  });
 });

@@ -164,6 +164,32 @@ describe('EventRecorder', () => {
     ]);
   });
 
+  it('counts a repeat of a forgotten series with one patch: what the server holds of it is kept beyond maxSeries', async () => {
+    const srv = fakeServer();
+    const r = new EventRecorder({ component: 'c', request: srv.request, maxSeries: 2 });
+    for (const m of ['a', 'b', 'c']) r.record(ev(m));
+    await r.drain();
+    const before = srv.calls.length;
+    r.record(ev('a'));
+    await r.drain();
+    // Not a create that finds the Event there (409), a read and a patch: one conditional patch.
+    expect(srv.calls.slice(before).map((c) => c.method)).toEqual(['PATCH']);
+    expect(srv.calls[before]!.body).toMatchObject({ metadata: { resourceVersion: expect.any(String) }, count: 2 });
+    expect([...srv.events.values()].find((e) => e.message === 'a')).toMatchObject({ count: 2 });
+  });
+
+  it('keeps at most maxKnown forgotten series: beyond it a repeat finds its Event by creating it again', async () => {
+    const srv = fakeServer();
+    const r = new EventRecorder({ component: 'c', request: srv.request, maxSeries: 1, maxKnown: 1 });
+    for (const m of ['a', 'b', 'c']) r.record(ev(m));
+    await r.drain();
+    const before = srv.calls.length;
+    r.record(ev('a'));
+    await r.drain();
+    expect(srv.calls.slice(before).map((c) => c.method)).toEqual(['POST', 'PATCH', 'PATCH']);
+    expect([...srv.events.values()].find((e) => e.message === 'a')).toMatchObject({ count: 2 });
+  });
+
   it('gives up a write after repeated lost races (events are best effort) and reports it', async () => {
     const srv = fakeServer();
     const errors: string[] = [];

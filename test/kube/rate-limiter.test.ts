@@ -3,6 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { clientLimitsFromFlags } from '../../src/cli/client-flags.js';
+import { apiserverOptionsFromFlags } from '../../src/cli/commands/apiserver.js';
+import { createLogger } from '../../src/runtime/log.js';
 import { rateLimiterFor, TokenBucket, type RateLimiterClock } from '../../src/kube/rate-limiter.js';
 import { observeRateLimiter, RestClient } from '../../src/kube/rest.js';
 
@@ -39,7 +41,10 @@ describe('TokenBucket', () => {
     const clock = virtualClock();
     const b = new TokenBucket({ qps: 10, burst: 3, clock });
     const done: number[] = [];
-    const waits = Array.from({ length: 5 }, (_, i) => b.wait().then((ms) => done.push(i) && ms));
+    const taken = Array.from({ length: 5 }, () => b.wait());
+    // The first three find tokens; the last two learn from the call itself that they wait.
+    expect(taken.map((t) => t.queued)).toEqual([false, false, false, true, true]);
+    const waits = taken.map((t, i) => t.ready.then((ms) => done.push(i) && ms));
     await Promise.resolve();
     expect(done).toEqual([0, 1, 2]);
     expect(b.waiting).toBe(2);
@@ -56,11 +61,11 @@ describe('TokenBucket', () => {
   it('refills up to burst while idle, not beyond', async () => {
     const clock = virtualClock();
     const b = new TokenBucket({ qps: 1, burst: 2, clock });
-    await b.wait();
-    await b.wait();
+    await b.wait().ready;
+    await b.wait().ready;
     await clock.advance(60_000);
     let n = 0;
-    for (let i = 0; i < 3; i++) void b.wait().then(() => n++);
+    for (let i = 0; i < 3; i++) void b.wait().ready.then(() => n++);
     await Promise.resolve();
     expect(n).toBe(2);
     expect(b.waiting).toBe(1);
@@ -70,10 +75,13 @@ describe('TokenBucket', () => {
     const clock = virtualClock();
     const b = new TokenBucket({ qps: 2, burst: 1, clock });
     const order: string[] = [];
-    await b.wait();
-    void b.wait().then(() => order.push('first'));
+    await b.wait().ready;
+    void b.wait().ready.then(() => order.push('first'));
     await clock.advance(500);
-    void b.wait().then(() => order.push('second'));
+    // 'first' took the token the clock gave: the bucket is empty again, so the newcomer queues.
+    const second = b.wait();
+    expect(second.queued).toBe(true);
+    void second.ready.then(() => order.push('second'));
     await clock.advance(500);
     expect(order).toEqual(['first', 'second']);
   });
@@ -135,5 +143,17 @@ describe('--kube-api-qps and friends', () => {
     expect(() => clientLimitsFromFlags({ kubeApiQps: 'fast', kubeApiBurst: '60', clusterApiQps: '40', clusterApiBurst: '60' })).toThrow(/--kube-api-qps takes a number/);
     expect(() => clientLimitsFromFlags({ kubeApiQps: '40', kubeApiBurst: '60', clusterApiQps: '40', clusterApiBurst: '0' })).toThrow(/--cluster-api-burst takes a whole number of at least 1/);
     expect(clientLimitsFromFlags({ kubeApiQps: '-1', kubeApiBurst: '1', clusterApiQps: '40', clusterApiBurst: '60' }).host).toEqual({ qps: -1, burst: 1 });
+  });
+});
+
+describe('apiserver --kube-api-qps', () => {
+  const base = { tlsCertFile: 'tls.crt', tlsPrivateKeyFile: 'tls.key', securePort: '6443', bindAddress: '127.0.0.1' };
+  const log = createLogger({ level: 'error', format: 'json' });
+  it("limits the server's host client when given, with the other flag's default, and names a bad flag", () => {
+    expect(apiserverOptionsFromFlags({ ...base, kubeApiQps: '40', kubeApiBurst: '60' }, log).hostLimit).toEqual({ qps: 40, burst: 60 });
+    expect(apiserverOptionsFromFlags({ ...base, kubeApiQps: '5' }, log).hostLimit).toEqual({ qps: 5, burst: 60 });
+    // controller --aggregated-apiserver passes no such flag: no limiter
+    expect(apiserverOptionsFromFlags(base, log).hostLimit).toBeUndefined();
+    expect(() => apiserverOptionsFromFlags({ ...base, kubeApiQps: '40', kubeApiBurst: '1.5' }, log)).toThrow(/--kube-api-burst takes a whole number/);
   });
 });

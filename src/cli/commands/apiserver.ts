@@ -5,6 +5,7 @@ import { serveUntilSignal } from '../serve.js';
 import { loadKubeConfig } from '../kubeconfig.js';
 import { logLevelFor } from '../verbosity.js';
 import { errorMessage } from '../../json/error.js';
+import { addClientLimitFlags, clientLimitsFromFlags, DefaultClientBurst, DefaultClientQps, hostLimitFromFlags } from '../client-flags.js';
 
 export interface ApiserverFlags {
   kubeconfig?: string;
@@ -24,6 +25,10 @@ export interface ApiserverFlags {
   certReloadInterval: string;
   logLevel: string;
   logFormat?: string;
+  kubeApiQps: string;
+  kubeApiBurst: string;
+  clusterApiQps: string;
+  clusterApiBurst: string;
 }
 
 const list = (v: string | undefined) => (v === undefined ? undefined : v.split(',').map((x) => x.trim()).filter((x) => x !== ''));
@@ -52,6 +57,19 @@ export function apiserverOptionsFromFlags(f: Pick<ApiserverFlags, 'tlsCertFile' 
     allowTtlMs: ttl('authorization-webhook-cache-authorized-ttl', f.authorizationWebhookCacheAuthorizedTtl),
     denyTtlMs: ttl('authorization-webhook-cache-unauthorized-ttl', f.authorizationWebhookCacheUnauthorizedTtl),
     reloadIntervalMs: interval,
+    // `controller --aggregated-apiserver` gives none: its server's host client stays unlimited there
+    ...(f.kubeApiQps !== undefined || f.kubeApiBurst !== undefined ? { hostLimit: hostLimitFromFlags({ kubeApiQps: f.kubeApiQps ?? DefaultClientQps, kubeApiBurst: f.kubeApiBurst ?? DefaultClientBurst }) } : {}),
+    // karmada-search's clients: its own host client and one per member it caches (karmada-search's flags)
+    ...(f.clusterApiQps !== undefined || f.clusterApiBurst !== undefined
+      ? {
+          searchLimits: clientLimitsFromFlags({
+            kubeApiQps: f.kubeApiQps ?? DefaultClientQps,
+            kubeApiBurst: f.kubeApiBurst ?? DefaultClientBurst,
+            clusterApiQps: f.clusterApiQps ?? DefaultClientQps,
+            clusterApiBurst: f.clusterApiBurst ?? DefaultClientBurst,
+          }),
+        }
+      : {}),
     logger,
   };
 }
@@ -62,26 +80,32 @@ export function apiserverOptionsFromFlags(f: Pick<ApiserverFlags, 'tlsCertFile' 
  */
 export async function startAggregatedApis(kc: import('@kubernetes/client-node').KubeConfig, opts: ReturnType<typeof apiserverOptionsFromFlags>, log: import('../../runtime/log.js').Logger) {
   const { createAggregatedApi } = await import('../../apiserver/setup.js');
-  const { startSearch } = await import('../../search/search.js');
-  const search = await startSearch(kc, { log: (msg, fields) => log.warn(msg, fields) });
+  const { keepAggregatedStorage, startSearch } = await import('../../search/search.js');
+  // one check of the CRDs' storage versions for both users below, then kept (re-applying crds/ drops them)
+  const kept = await keepAggregatedStorage(kc, { log: (msg, fields) => log.warn(msg, fields) });
+  let search: Awaited<ReturnType<typeof startSearch>> | undefined;
   try {
-    const server = await createAggregatedApi(kc, { ...opts, extra: search });
+    search = await startSearch(kc, { log: (msg, fields) => log.warn(msg, fields), storageVersionsReady: true, ...(opts.searchLimits ? { clientLimits: opts.searchLimits } : {}) });
+    const server = await createAggregatedApi(kc, { ...opts, extra: search, storageVersionsReady: true });
     const addr = await server.start();
+    const started = search;
     return {
       port: addr.port,
       async stop() {
         await server.stop();
-        search.close();
+        started.close();
+        kept.close();
       },
     };
   } catch (e) {
-    search.close();
+    search?.close();
+    kept.close();
     throw e;
   }
 }
 
 export function registerApiserver(program: Command): void {
-  program
+  const cmd = program
     .command('apiserver')
     .description('Serve the aggregated APIs (cluster.karmada.io/v1alpha1 clusters and clusters/{name}/proxy, search.karmada.io) behind the host kube-apiserver.')
     .option('--kubeconfig <path>', 'the host (Karmada control plane) cluster: Cluster storage, Secrets and SubjectAccessReviews')
@@ -100,7 +124,8 @@ export function registerApiserver(program: Command): void {
     .option('--authorization-webhook-cache-unauthorized-ttl <duration>', 'how long a denied SubjectAccessReview answer is reused', '10s')
     .option('--cert-reload-interval <ms>', 'how often to check the certificate files for changes, in milliseconds', '1000')
     .option('--log-level <level>', 'debug, info, warn or error', 'info')
-    .option('--log-format <format>', 'json or text (default: text when standard error is a terminal, else json)')
+    .option('--log-format <format>', 'json or text (default: text when standard error is a terminal, else json)');
+  addClientLimitFlags(cmd)
     .addHelpText(
       'after',
       `
@@ -113,6 +138,10 @@ The host's aggregator forwards these to this server (APIServices in deploy/aggre
 Every request must come through the aggregator (its front-proxy client certificate, else 401) and is
 authorized by a SubjectAccessReview against the host (403 otherwise). At start the Cluster CRD gets the
 served version v1alpha1storage the server keeps Clusters in; nothing is copied.
+
+--kube-api-qps/--kube-api-burst limit the server's own client of the host (SubjectAccessReviews, and the
+Cluster and Secret a proxied request reads first): at the default 40/60 the proxy sustains about 20
+requests/s after a burst. A negative --kube-api-qps is no limit.
 
 Examples:
   karmada-lite apiserver --kubeconfig ~/.kube/karmada.config --tls-cert-file tls.crt --tls-private-key-file tls.key
