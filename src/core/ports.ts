@@ -230,6 +230,13 @@ export interface CoreOptions {
    * cluster's agent executes its own), 'Pull' in `karmada-lite agent`. Unset: every cluster's (plan, embedded).
    */
   executionSyncMode?: 'Push' | 'Pull';
+  /**
+   * `--cluster-monitor-grace-period`, seconds: how long a Pull cluster's agent may be silent (no Lease renewal,
+   * no Ready change) before Ready turns Unknown. Default 40 (pull-cluster.ts). Read only with executionSyncMode Push.
+   */
+  clusterMonitorGracePeriodSeconds?: number;
+  /** `--cluster-startup-grace-period`, seconds: the same before the agent ever posted a Ready condition. Default 60. */
+  clusterStartupGracePeriodSeconds?: number;
   /** `--descheduling-interval`, seconds: how often the descheduler looks again at a binding with replicas not ready. Default 120. */
   deschedulingIntervalSeconds?: number;
   /** `--unschedulable-threshold`, seconds: how long a replica stays unschedulable before the descheduler takes it away. Default 300. */

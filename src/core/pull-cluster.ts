@@ -7,11 +7,11 @@
  * Pure: the clock comes in as `now`, the Lease's renewTime as a string (or undefined when there is none).
  */
 import type { Condition } from '../api/condition.js';
-import { ClusterConditionReady, getClusterName } from '../api/constants.js';
+import { ClusterConditionReady, ExecutionControllerFinalizer, generateExecutionSpaceName, getClusterName } from '../api/constants.js';
 import type { Cluster } from '../api/generated/types.js';
-import { CLUSTER } from './kinds.js';
-import { parseRefKey, type TypeRef } from './object.js';
-import { emptyResult, type ReconcileContext, type ReconcileResult } from './ports.js';
+import { CLUSTER, is, WORK } from './kinds.js';
+import { findCondition, parseRefKey, refKey, removeFinalizer, withMeta, type TypeRef } from './object.js';
+import { emptyResult, isChangeOf, type ObjectChange, type ObjectReader, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
 
 /** Karmada's defaults: --cluster-monitor-grace-period 40s, --cluster-startup-grace-period 60s. */
 export const DefaultClusterMonitorGracePeriodSeconds = 40;
@@ -117,6 +117,55 @@ export function forExecutedClusters(reconcile: (ctx: ReconcileContext, key: stri
   return (ctx: ReconcileContext, key: string): ReconcileResult => (executesWorkOf(ctx, key) ? reconcile(ctx, key) : emptyResult());
 }
 
+/**
+ * Karmada's removeExecutionSpace for a Pull cluster being deleted while not Ready: nobody will clean the
+ * member any more, so its Works lose the execution controller's finalizer and the cluster controller's
+ * deletion of them (and then of the Cluster) completes. A Ready agent removes the finalizers itself.
+ */
+function releaseWorksOfSilentCluster(ctx: ReconcileContext, c: Cluster): ReconcileResult {
+  if (findCondition(c.status?.conditions, ClusterConditionReady)?.status === 'True') return emptyResult();
+  const works = ctx.reader.list(WORK, { namespace: generateExecutionSpaceName(c.metadata.name ?? '') });
+  const writes: Write[] = [];
+  for (const w of works) {
+    if (!w.metadata.finalizers?.includes(ExecutionControllerFinalizer)) continue;
+    const next = withMeta(w);
+    removeFinalizer(next, ExecutionControllerFinalizer);
+    writes.push({ op: 'update', object: next });
+  }
+  return { writes, events: [] };
+}
+
+/** The controller's name (`--controllers`): Karmada runs this inside its cluster controller (README differs). */
+export const PULL_CLUSTER_HEALTH = 'pull-cluster-health';
+
+/** `--cluster-monitor-grace-period` and `--cluster-startup-grace-period` from the core options. */
+export function pullHealthOptionsOf(ctx: ReconcileContext): PullHealthOptions {
+  return { monitorGracePeriodSeconds: ctx.options.clusterMonitorGracePeriodSeconds, startupGracePeriodSeconds: ctx.options.clusterStartupGracePeriodSeconds };
+}
+
+/**
+ * The Cluster keys a change concerns: a Pull Cluster added, turned Pull, or whose Ready condition moved
+ * (a new deadline), and the Cluster a heartbeat Lease in karmada-cluster belongs to.
+ */
+export function pullClusterHealthKeys(c: ObjectChange, reader: ObjectReader): string[] {
+  if (c.cluster !== undefined) return [];
+  const clusterKey = (name: string) => refKey({ apiVersion: CLUSTER.apiVersion, kind: CLUSTER.kind, name });
+  if (isChangeOf(c, CLUSTER)) {
+    if (c.type === 'DELETED' || !isPullCluster(c.object)) return [];
+    if (c.type === 'MODIFIED' && c.old && isPullCluster(c.old) && !!c.old.metadata.deletionTimestamp === !!c.object.metadata.deletionTimestamp) {
+      const a = findCondition(c.old.status?.conditions, ClusterConditionReady);
+      const b = findCondition(c.object.status?.conditions, ClusterConditionReady);
+      if (a?.status === b?.status && a?.lastTransitionTime === b?.lastTransitionTime) return [];
+    }
+    return [clusterKey(c.object.metadata.name ?? '')];
+  }
+  if (is(c.object, LEASE) && c.object.metadata.namespace === NamespaceClusterLease) {
+    const name = c.object.metadata.name ?? '';
+    return isPullCluster(reader.get(CLUSTER, undefined, name)) ? [clusterKey(name)] : [];
+  }
+  return [];
+}
+
 /** The agent's heartbeat: coordination.k8s.io Lease karmada-cluster/<cluster name>. */
 export const LEASE: TypeRef = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' };
 
@@ -124,9 +173,13 @@ export const LEASE: TypeRef = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lea
  * The control plane's part for a Pull cluster: Ready Unknown once the heartbeat is older than the grace
  * period (a status write; the cluster controller's taint rules then follow), else a look again when it would be.
  */
-export function reconcilePullClusterHealth(ctx: ReconcileContext, key: string, opts: PullHealthOptions = {}): ReconcileResult {
+export function reconcilePullClusterHealth(ctx: ReconcileContext, key: string, opts: PullHealthOptions = pullHealthOptionsOf(ctx)): ReconcileResult {
+  // Only where agents execute the Pull clusters: plan and the embedded store (executionSyncMode unset)
+  // simulate every member themselves, and an agent (Pull) keeps its own cluster's Ready condition.
+  if (ctx.options.executionSyncMode !== 'Push') return emptyResult();
   const c = ctx.reader.get(CLUSTER, undefined, parseRefKey(key).name);
-  if (!c || !isPullCluster(c) || c.metadata.deletionTimestamp) return emptyResult();
+  if (!c || !isPullCluster(c)) return emptyResult();
+  if (c.metadata.deletionTimestamp) return releaseWorksOfSilentCluster(ctx, c);
   const lease = ctx.reader.get(LEASE, NamespaceClusterLease, c.metadata.name ?? '');
   const renewTime = typeof lease?.spec?.renewTime === 'string' ? lease.spec.renewTime : undefined;
   const d = decidePullClusterHealth(c, renewTime, ctx.now, opts);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Cluster } from '../../src/api/generated/types.js';
-import { decidePullClusterHealth, executesWorkOf, forExecutedClusters, isPullCluster, reconcilePullClusterHealth, withReadyCondition } from '../../src/core/pull-cluster.js';
-import type { ObjectReader, ReconcileContext } from '../../src/core/ports.js';
+import { decidePullClusterHealth, executesWorkOf, forExecutedClusters, isPullCluster, pullClusterHealthKeys, reconcilePullClusterHealth, withReadyCondition } from '../../src/core/pull-cluster.js';
+import type { CoreOptions, ObjectReader, ReconcileContext } from '../../src/core/ports.js';
 import { EmbeddedStore } from '../../src/store/embedded.js';
 import { desiredClusterTaints } from '../../src/core/taint.js';
 
@@ -91,12 +91,12 @@ describe('who executes a Work', () => {
 });
 
 describe('the control plane reconciling a Pull cluster heartbeat', () => {
-  function context(now: string, renewTime: string | undefined): ReconcileContext {
+  function context(now: string, renewTime: string | undefined, options: Partial<CoreOptions> = { executionSyncMode: 'Push' }): ReconcileContext {
     const store = new EmbeddedStore();
     store.create(cluster('Pull', { status: 'True', lastTransitionTime: '2024-01-01T00:00:00Z' }));
     if (renewTime) store.create({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'member2', namespace: 'karmada-cluster' }, spec: { holderIdentity: 'member2', leaseDurationSeconds: 40, renewTime } });
     const reader: ObjectReader = { get: (t, ns, name, c) => store.get(t, ns, name, c), list: (t, o, c) => store.list(t, o, c), types: (c) => store.types(c) };
-    return { reader, now: new Date(now), interpreter: {} as never, schedule: (() => ({})) as never, options: { policyPreemption: false, gracefulEvictionTimeoutSeconds: 600, skippedPropagatingNamespaces: [] } };
+    return { reader, now: new Date(now), interpreter: {} as never, schedule: (() => ({})) as never, options: { policyPreemption: false, gracefulEvictionTimeoutSeconds: 600, skippedPropagatingNamespaces: [], ...options } };
   }
   const key = 'cluster.karmada.io/v1alpha1|Cluster||member2';
 
@@ -107,5 +107,81 @@ describe('the control plane reconciling a Pull cluster heartbeat', () => {
     const stale = reconcilePullClusterHealth(context('2024-01-01T00:11:00Z', '2024-01-01T00:10:00Z'), key);
     expect(stale.writes).toHaveLength(1);
     expect(stale.writes[0]).toMatchObject({ op: 'updateStatus', object: { status: { conditions: [{ type: 'Ready', status: 'Unknown', reason: 'ClusterStatusUnknown' }] } } });
+  });
+
+  it('takes --cluster-monitor-grace-period from the core options', () => {
+    const short = reconcilePullClusterHealth(context('2024-01-01T00:10:06Z', '2024-01-01T00:10:00Z', { executionSyncMode: 'Push', clusterMonitorGracePeriodSeconds: 5 }), key);
+    expect(short.writes).toHaveLength(1);
+    const long = reconcilePullClusterHealth(context('2024-01-01T00:10:06Z', '2024-01-01T00:10:00Z', { executionSyncMode: 'Push', clusterMonitorGracePeriodSeconds: 7 }), key);
+    expect(long).toMatchObject({ writes: [], requeueAfterSeconds: 1 });
+  });
+
+  it('does nothing where no agent executes the cluster: plan and the embedded store (mode unset), and an agent itself (Pull)', () => {
+    for (const executionSyncMode of [undefined, 'Pull'] as const) {
+      const r = reconcilePullClusterHealth(context('2024-01-01T01:00:00Z', undefined, { executionSyncMode }), key);
+      expect(r).toEqual({ writes: [], events: [] });
+    }
+  });
+});
+
+describe('which Clusters a change wakes for the Pull health check', () => {
+  const store = new EmbeddedStore();
+  store.create(cluster('Pull', { status: 'True', lastTransitionTime: '2024-01-01T00:00:00Z' }));
+  const push = cluster('Push', { status: 'True', lastTransitionTime: '2024-01-01T00:00:00Z' });
+  push.metadata.name = 'member1';
+  store.create(push);
+  const reader: ObjectReader = { get: (t, ns, name, c) => store.get(t, ns, name, c), list: (t, o, c) => store.list(t, o, c), types: (c) => store.types(c) };
+  const lease = (name: string, namespace = 'karmada-cluster') => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace }, spec: { renewTime: '2024-01-01T00:00:10.000000Z' } });
+  const pullKey = 'cluster.karmada.io/v1alpha1|Cluster||member2';
+
+  it('a heartbeat of a Pull cluster wakes it; one of a Push cluster, one elsewhere or a member object does not', () => {
+    expect(pullClusterHealthKeys({ type: 'MODIFIED', object: lease('member2'), old: lease('member2') }, reader)).toEqual([pullKey]);
+    expect(pullClusterHealthKeys({ type: 'DELETED', object: lease('member2') }, reader)).toEqual([pullKey]);
+    expect(pullClusterHealthKeys({ type: 'MODIFIED', object: lease('member1') }, reader)).toEqual([]);
+    expect(pullClusterHealthKeys({ type: 'MODIFIED', object: lease('member2', 'kube-node-lease') }, reader)).toEqual([]);
+    expect(pullClusterHealthKeys({ type: 'MODIFIED', object: lease('member2'), cluster: 'member2' }, reader)).toEqual([]);
+  });
+
+  it('a Pull Cluster added, turned Pull or with a moved Ready condition wakes it; other updates and Push clusters do not', () => {
+    const pull = cluster('Pull', { status: 'True', lastTransitionTime: '2024-01-01T00:00:00Z' });
+    const unknown = cluster('Pull', { status: 'Unknown', lastTransitionTime: '2024-01-01T00:01:00Z' });
+    const labelled = { ...pull, metadata: { ...pull.metadata, labels: { a: 'b' } } };
+    expect(pullClusterHealthKeys({ type: 'ADDED', object: pull }, reader)).toEqual([pullKey]);
+    expect(pullClusterHealthKeys({ type: 'MODIFIED', object: unknown, old: pull }, reader)).toEqual([pullKey]);
+    expect(pullClusterHealthKeys({ type: 'MODIFIED', object: pull, old: cluster('Push', { status: 'True', lastTransitionTime: '2024-01-01T00:00:00Z' }) }, reader)).toEqual([pullKey]);
+    expect(pullClusterHealthKeys({ type: 'MODIFIED', object: labelled, old: pull }, reader)).toEqual([]);
+    const deleting = { ...pull, metadata: { ...pull.metadata, deletionTimestamp: '2024-01-01T00:02:00Z' } };
+    expect(pullClusterHealthKeys({ type: 'MODIFIED', object: deleting, old: pull }, reader)).toEqual([pullKey]);
+    expect(pullClusterHealthKeys({ type: 'DELETED', object: pull }, reader)).toEqual([]);
+    expect(pullClusterHealthKeys({ type: 'ADDED', object: push }, reader)).toEqual([]);
+  });
+});
+
+describe('a Pull cluster deleted while its agent is silent', () => {
+  function context(ready: 'True' | 'Unknown'): { ctx: ReconcileContext; store: EmbeddedStore } {
+    const store = new EmbeddedStore();
+    const c = cluster('Pull', { status: ready, lastTransitionTime: '2024-01-01T00:00:00Z' });
+    c.metadata.finalizers = ['karmada.io/cluster-controller'];
+    store.create(c);
+    store.delete({ apiVersion: c.apiVersion, kind: c.kind, name: 'member2' });
+    for (const [name, finalizers] of [['w1', ['karmada.io/execution-controller']], ['w2', []]] as const) {
+      store.create({ apiVersion: 'work.karmada.io/v1alpha1', kind: 'Work', metadata: { name, namespace: 'karmada-es-member2', finalizers: [...finalizers] }, spec: {} });
+    }
+    const reader: ObjectReader = { get: (t, ns, name, cl) => store.get(t, ns, name, cl), list: (t, o, cl) => store.list(t, o, cl), types: (cl) => store.types(cl) };
+    return { store, ctx: { reader, now: new Date('2024-01-01T01:00:00Z'), interpreter: {} as never, schedule: (() => ({})) as never, options: { policyPreemption: false, gracefulEvictionTimeoutSeconds: 600, skippedPropagatingNamespaces: [], executionSyncMode: 'Push' } } };
+  }
+  const key = 'cluster.karmada.io/v1alpha1|Cluster||member2';
+
+  it('not Ready: its Works lose the execution finalizer (Karmada removeExecutionSpace), so that the deletion completes', () => {
+    const { ctx, store } = context('Unknown');
+    expect(store.get({ apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster' }, undefined, 'member2')?.metadata.deletionTimestamp).toBeTruthy();
+    const r = reconcilePullClusterHealth(ctx, key);
+    expect(r.writes).toHaveLength(1);
+    expect(r.writes[0]).toMatchObject({ op: 'update', object: { metadata: { name: 'w1' } } });
+    expect((r.writes[0] as { object: { metadata: { finalizers?: string[] } } }).object.metadata.finalizers).toBeUndefined();
+  });
+
+  it('Ready: left to its agent, which cleans the member first', () => {
+    expect(reconcilePullClusterHealth(context('True').ctx, key).writes).toEqual([]);
   });
 });

@@ -13,9 +13,9 @@ describe('scripts/lint-manifests.mjs', () => {
     const r = lint();
     expect(r.stderr).toContain('kubeconform -strict: ok');
     expect(r.stderr).toContain('server-side apply dry run (fieldValidation=Strict): ok');
-    // the controller's Deployment (deploy/controller/ and as the chart renders it), the aggregated API server's
-    // (deploy/aggregated-api/) and the interpreter webhook's (deploy/interpreter-webhook/)
-    expect(r.stderr).toContain('pod security (restricted, 4 pod template(s)): ok');
+    // the controller's Deployment and the aggregated API server's (each in deploy/ and as the chart renders it),
+    // the interpreter webhook's (deploy/interpreter-webhook/) and the agent's (deploy/agent/)
+    expect(r.stderr).toContain('pod security (restricted, 6 pod template(s)): ok');
     expect(r.stderr).toContain('[helm lint] 1 chart(s) linted, 0 chart(s) failed');
     expect(r.stderr).toMatch(/Summary: \d+ resources found in \d+ files - Valid: \d+, Invalid: 0/);
     expect(r.status, r.stderr).toBe(0);

@@ -1,0 +1,325 @@
+// End to end, Pull mode: the real binary's `karmada-lite agent` serves a Cluster of its own, member2-pull, whose
+// apiserver is member2's, reaching the host through a TCP proxy on loopback the test can close; the controller
+// runs beside it with member1 (and member2) in Push mode. A Cluster name of its own leaves member2's Push
+// Cluster, which other suites use, as it is. The agent's identity on the host is the one `karmada-lite
+// register` issues, with its least-privilege RBAC.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError, type RestClient } from '../../src/kube/rest.js';
+import { cluster, waitFor, type ClusterName } from './env.js';
+import { binary, createDeploymentWithPolicy, diagnose, freePort, get, MemberProxy, prepareHost, rest, startController, stopController, type Proc } from './harness.js';
+
+const NS = `agent-e2e-${Date.now().toString(36)}`;
+const PULL = 'member2-pull';
+const ES = `karmada-es-${PULL}`;
+
+const host = rest('host');
+const member = (m: ClusterName) => rest(m);
+const deployPath = (name: string) => `/apis/apps/v1/namespaces/${NS}/deployments/${name}`;
+const ppPath = (name: string) => `/apis/policy.karmada.io/v1alpha1/namespaces/${NS}/propagationpolicies/${name}`;
+const clusterPath = `/apis/cluster.karmada.io/v1alpha1/clusters/${PULL}`;
+const leasePath = `/apis/coordination.k8s.io/v1/namespaces/karmada-cluster/leases/${PULL}`;
+const electionPath = `/apis/coordination.k8s.io/v1/namespaces/karmada-system/leases/karmada-agent-${PULL}`;
+const imageOf = (d: any) => d?.spec?.template?.spec?.containers?.[0]?.image;
+
+/** The Deployments this suite created. */
+const created: string[] = [];
+
+/** Duplicated to member1 (Push) and member2-pull (Pull). */
+async function createWorkload(name: string, extra: Record<string, unknown> = {}): Promise<void> {
+  created.push(name);
+  await createDeploymentWithPolicy(NS, name, 2, { placement: { clusterAffinity: { clusterNames: ['member1', PULL] }, replicaScheduling: { replicaSchedulingType: 'Duplicated' } }, ...extra });
+  for (const m of ['member1', 'member2'] as const) await waitFor(`${name} on ${m}`, () => get(member(m), deployPath(name)));
+}
+
+/** Read-modify-write with the resourceVersion; a 409 reads again. */
+async function edit(c: RestClient, p: string, change: (o: any) => void, subresource = ''): Promise<void> {
+  for (;;) {
+    const o = await get(c, p);
+    if (!o) throw new Error(`${p} does not exist`);
+    change(o);
+    try {
+      await c.request('PUT', p + subresource, { body: o });
+      return;
+    } catch (e) {
+      if (!(e instanceof ApiError && e.code === 409)) throw e;
+    }
+  }
+}
+
+async function workOf(name: string, ns: string): Promise<any> {
+  const items = (await host.request('GET', `/apis/work.karmada.io/v1alpha1/namespaces/${ns}/works`)).items as any[];
+  return items.find((w) => w.metadata.annotations?.['resourcebinding.karmada.io/namespace'] === NS && w.metadata.annotations?.['resourcebinding.karmada.io/name'] === `${name}-deployment`);
+}
+
+const condition = (o: any, type: string) => (o?.status?.conditions ?? []).find((c: any) => c.type === type);
+
+/**
+ * Deletes member2-pull: the controller removes its Works, the agent their finalizers, then the Cluster's goes.
+ * Whatever is still there after `waitMs` (no agent runs: an interrupted earlier run) loses its finalizers by hand.
+ */
+async function deleteCluster(waitMs: number): Promise<void> {
+  await host.request('DELETE', clusterPath).catch(() => undefined);
+  const gone = async () => ((await get(host, clusterPath)) ? undefined : true);
+  if (await waitFor('member2-pull deleted', gone, waitMs).catch(() => false)) return;
+  const unblock = (p: string, o: any) => host.request('PUT', p, { body: { ...o, metadata: { ...o.metadata, finalizers: [] } } }).catch(() => undefined);
+  const works = `/apis/work.karmada.io/v1alpha1/namespaces/${ES}/works`;
+  for (const w of ((await host.request('GET', works).catch(() => ({ items: [] }))).items ?? []) as any[]) await unblock(`${works}/${w.metadata.name}`, w);
+  const c = await get(host, clusterPath);
+  if (c) await unblock(clusterPath, c);
+  await waitFor('member2-pull deleted', gone);
+}
+
+interface AgentProc extends Proc {
+  kubeconfig: string;
+}
+
+let dir: string;
+let proxy: MemberProxy;
+let agent: AgentProc | undefined;
+let ctrl: Proc | undefined;
+
+/** The agent binary against member2, reaching the host through the proxy; resolves when it serves /readyz. */
+async function startAgent(leaderElect = false): Promise<AgentProc> {
+  const port = await freePort();
+  const kubeconfig = path.join(dir, 'karmada.kubeconfig');
+  const child = spawn(
+    binary,
+    ['agent', '--karmada-kubeconfig', kubeconfig, '--cluster-name', PULL, '--kubeconfig', cluster('member2').kubeconfig, '--metrics-port', String(port), '--bind-address', '127.0.0.1', `--leader-elect=${leaderElect}`, '--cluster-status-update-frequency', '1s', '--log-format', 'json'],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  const logs: string[] = [];
+  child.stderr!.on('data', (d: Buffer) => logs.push(...d.toString('utf8').split('\n').filter(Boolean)));
+  const p = { child, port, logs, kubeconfig };
+  await waitFor(
+    'the agent to be ready',
+    async () => {
+      if (child.exitCode !== null) throw new Error(`the agent exited with ${child.exitCode}:\n${logs.join('\n')}`);
+      const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
+      return res?.status === 200 ? true : undefined;
+    },
+    60_000,
+  );
+  return p;
+}
+
+/** The agent's count of execution reconciles: a Work change it has acted on moves it. */
+async function executionReconciles(p: Proc): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${p.port}/metrics`)).text();
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('controller_runtime_reconcile_total{') && l.includes('controller="execution"'))
+    .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+}
+
+/** Waits until the agent has reconciled the Work again after `before` (its count then). */
+const agentReconciledSince = (before: number) => waitFor('the agent to reconcile the changed Work', async () => ((await executionReconciles(agent!)) > before ? true : undefined));
+
+describe('karmada-lite agent (Pull mode) end to end', () => {
+  beforeAll(async () => {
+    await prepareHost(host, NS);
+    // What an interrupted earlier run against a reused environment may have left.
+    await deleteCluster(2_000);
+    await host.request('DELETE', leasePath).catch(() => undefined);
+    dir = mkdtempSync(path.join(tmpdir(), 'karmada-lite-agent-'));
+    const hostPort = cluster('host').port;
+    proxy = new MemberProxy(await freePort(), hostPort);
+    await proxy.up();
+    // The agent's identity is the least-privilege one `karmada-lite register` makes (its own Cluster, Leases
+    // and Works); register also creates the Cluster, which the agent then adopts.
+    const id = (await member('member2').request('GET', '/api/v1/namespaces/kube-system')).metadata.uid as string;
+    const registered = spawnSync(binary, ['register', '--karmada-kubeconfig', cluster('host').kubeconfig, '--cluster-name', PULL, '--cluster-id', id, '--kubeconfig-out', path.join(dir, 'agent.config')], { encoding: 'utf8' });
+    expect(registered.status, registered.stderr).toBe(0);
+    // The host's serving certificate is for 127.0.0.1, whatever the port: the proxy is transparent to TLS.
+    const agentConfig = readFileSync(path.join(dir, 'agent.config'), 'utf8');
+    expect(agentConfig).toContain(`https://127.0.0.1:${hostPort}`);
+    writeFileSync(path.join(dir, 'karmada.kubeconfig'), agentConfig.replace(`https://127.0.0.1:${hostPort}`, `https://127.0.0.1:${proxy.port}`));
+    ctrl = await startController();
+    agent = await startAgent();
+  });
+
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state !== 'fail') return;
+    console.error(`--- agent\n${(agent?.logs ?? []).slice(-150).join('\n')}`);
+    console.error(`--- controller\n${(ctrl?.logs ?? []).slice(-80).join('\n')}`);
+    console.error(await diagnose(ctrl));
+  });
+
+  afterAll(async () => {
+    await proxy?.up();
+    // Templates and policies go while both run, so that their Works and member copies go too.
+    for (const n of created) await host.request('DELETE', deployPath(n)).catch(() => undefined);
+    await waitFor('the Works of the suite removed', async () => {
+      for (const n of created) for (const ns of ['karmada-es-member1', ES]) if (await workOf(n, ns)) return undefined;
+      return true;
+    }).catch((e) => console.warn(`cleanup: ${(e as Error).message}`));
+    for (const n of created) {
+      await host.request('DELETE', ppPath(n)).catch(() => undefined);
+      // preserved copies
+      for (const m of ['member1', 'member2'] as const) await member(m).request('DELETE', deployPath(n)).catch(() => undefined);
+    }
+    // member2-pull goes while the agent runs (the finalizers of its Works are the agent's): no other suite knows it.
+    await deleteCluster(60_000).catch((e) => console.warn(`cleanup: ${(e as Error).message}`));
+    const agentCode = await stopController(agent);
+    if (agent && agentCode !== 0) console.error(agent.logs.slice(-50).join('\n'));
+    // what register made (no garbage collector runs here to follow the Cluster's ownership)
+    for (const p of [
+      leasePath,
+      electionPath,
+      `/apis/rbac.authorization.k8s.io/v1/clusterroles/system:karmada:${PULL}:agent`,
+      `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/system:karmada:${PULL}:agent`,
+      `/api/v1/namespaces/karmada-cluster/serviceaccounts/karmada-agent-${PULL}`,
+      `/apis/rbac.authorization.k8s.io/v1/namespaces/karmada-cluster/roles/system:karmada:${PULL}:agent-lease`,
+      `/apis/rbac.authorization.k8s.io/v1/namespaces/karmada-cluster/rolebindings/system:karmada:${PULL}:agent-lease`,
+      `/apis/rbac.authorization.k8s.io/v1/namespaces/karmada-system/roles/system:karmada:${PULL}:agent-leader-election`,
+      `/apis/rbac.authorization.k8s.io/v1/namespaces/karmada-system/rolebindings/system:karmada:${PULL}:agent-leader-election`,
+      `/apis/rbac.authorization.k8s.io/v1/namespaces/${ES}/roles/system:karmada:${PULL}:agent-work`,
+      `/apis/rbac.authorization.k8s.io/v1/namespaces/${ES}/rolebindings/system:karmada:${PULL}:agent-work`,
+    ]) await host.request('DELETE', p).catch(() => undefined);
+    const code = await stopController(ctrl);
+    if (ctrl && code !== 0) console.error(ctrl.logs.slice(-50).join('\n'));
+    await proxy?.down();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('registers its Cluster in Pull mode, keeps it Ready with the member\'s API list and version, and renews its Lease', async () => {
+    const c = await waitFor('member2-pull Ready', async () => {
+      const o = await get(host, clusterPath);
+      return condition(o, 'Ready')?.status === 'True' && o.status?.apiEnablements?.length ? o : undefined;
+    });
+    const kubeSystem = await member('member2').request('GET', '/api/v1/namespaces/kube-system');
+    expect(c.spec).toMatchObject({ syncMode: 'Pull', id: kubeSystem.metadata.uid });
+    expect(condition(c, 'Ready')).toMatchObject({ reason: 'ClusterReady', message: 'cluster is healthy and ready to accept workloads' });
+    expect(c.status.kubernetesVersion).toBe((await member('member2').request('GET', '/version')).gitVersion);
+    expect(c.status.apiEnablements.map((g: any) => g.groupVersion)).toContain('apps/v1');
+    const lease = await waitFor('the cluster Lease', () => get(host, leasePath));
+    expect(lease.spec).toMatchObject({ holderIdentity: PULL, leaseDurationSeconds: 40 });
+    expect(lease.metadata.ownerReferences).toEqual([{ apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', name: PULL, uid: c.metadata.uid }]);
+    // renewed every 40s x 0.25
+    // register makes the Lease without a renewTime: the agent's first renewal sets it, the next one moves it
+    const renewTime = () => get(host, leasePath).then((l) => l?.spec?.renewTime as string | undefined);
+    const first = await waitFor('a Lease renewal', renewTime);
+    await waitFor('the next Lease renewal', async () => ((await renewTime()) !== first ? true : undefined), 60_000);
+    // the controller does not reach a Pull cluster itself
+    expect(ctrl!.logs.some((l) => l.includes('member cluster connected') && l.includes(PULL))).toBe(false);
+  });
+
+  it('refuses a Push cluster of the same name with an error saying what to do', async () => {
+    // with the host's administrator kubeconfig: the agent's own identity may not even read Cluster member1
+    const child = spawn(binary, ['agent', '--karmada-kubeconfig', cluster('host').kubeconfig, '--cluster-name', 'member1', '--kubeconfig', cluster('member2').kubeconfig, '--metrics-port', '0', '--leader-elect=false'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
+    const code = await new Promise<number | null>((r) => child.once('exit', r));
+    expect(code).toBe(2);
+    expect(err).toContain('the cluster name member1 has been registered (syncMode Push');
+    expect(err).toContain('another --cluster-name');
+    expect((await get(host, '/apis/cluster.karmada.io/v1alpha1/clusters/member1')).spec.syncMode).toBe('Push');
+  });
+
+  it('applies a Duplicated Deployment to the Pull member with the Push member\'s manifest, and reports status from both', async () => {
+    await createWorkload('dup');
+    const [m1, m2] = await Promise.all([get(member('member1'), deployPath('dup')), get(member('member2'), deployPath('dup'))]);
+    expect(m2.spec).toEqual(m1.spec);
+    const karmadaLabels = (d: any) => Object.fromEntries(Object.entries(d.metadata.labels ?? {}).filter(([k]) => k.includes('karmada.io') && !k.startsWith('work.karmada.io')));
+    expect(karmadaLabels(m2)).toEqual(karmadaLabels(m1));
+    expect(m2.metadata.annotations['work.karmada.io/namespace']).toBe(ES);
+    // No kube-controller-manager runs here: each member's status is written by hand, differently.
+    for (const [m, ready] of [['member1', 1], ['member2', 2]] as const) {
+      await edit(member(m), deployPath('dup'), (d) => (d.status = { observedGeneration: d.metadata.generation, replicas: 2, updatedReplicas: 2, readyReplicas: ready, availableReplicas: ready }), '/status');
+    }
+    const rb = await waitFor('aggregatedStatus of both members', async () => {
+      const b = await get(host, `/apis/work.karmada.io/v1alpha2/namespaces/${NS}/resourcebindings/dup-deployment`);
+      const items = (b?.status?.aggregatedStatus ?? []) as any[];
+      const of = (c: string) => items.find((i) => i.clusterName === c);
+      return of('member1')?.status?.readyReplicas === 1 && of(PULL)?.status?.readyReplicas === 2 ? items : undefined;
+    });
+    expect(rb.find((i: any) => i.clusterName === PULL)).toMatchObject({ applied: true, health: 'Healthy' });
+    expect(rb.find((i: any) => i.clusterName === 'member1')).toMatchObject({ applied: true, health: 'Unhealthy' });
+    // the Work status the agent wrote back
+    const w = await workOf('dup', ES);
+    expect(condition(w, 'Applied')).toMatchObject({ status: 'True' });
+    expect(w.status.manifestStatuses[0].status.readyReplicas).toBe(2);
+    await waitFor('the template status aggregated', async () => ((await get(host, deployPath('dup')))?.status?.readyReplicas === 3 ? true : undefined));
+  });
+
+  it('holds the Pull member\'s copy while its dispatching is suspended, and applies the change once resumed', async () => {
+    await createWorkload('held');
+    await edit(host, ppPath('held'), (pp) => (pp.spec.suspension = { dispatchingOnClusters: { clusterNames: [PULL] } }));
+    // the Dispatching condition on the Pull cluster's Work is the agent's
+    await waitFor('the Pull Work suspended', async () => {
+      const w = await workOf('held', ES);
+      return w?.spec?.suspendDispatching === true && condition(w, 'Dispatching')?.reason === 'SuspendDispatching' ? true : undefined;
+    });
+    const before = await executionReconciles(agent!);
+    await edit(host, deployPath('held'), (d) => (d.spec.template.spec.containers[0].image = 'nginx:1.26'));
+    await waitFor('the new image on member1', async () => (imageOf(await get(member('member1'), deployPath('held'))) === 'nginx:1.26' ? true : undefined));
+    await waitFor('the new image in the Pull Work', async () => (imageOf((await workOf('held', ES))?.spec?.workload?.manifests?.[0]) === 'nginx:1.26' ? true : undefined));
+    await agentReconciledSince(before);
+    expect(imageOf(await get(member('member2'), deployPath('held')))).toBe('nginx:1.25');
+    await edit(host, ppPath('held'), (pp) => delete pp.spec.suspension);
+    await waitFor('the new image on member2 after resuming', async () => (imageOf(await get(member('member2'), deployPath('held'))) === 'nginx:1.26' ? true : undefined));
+  });
+
+  it('leaves the Pull member\'s copy in place on deletion when the policy preserves resources, and deletes it otherwise', async () => {
+    await createWorkload('kept', { preserveResourcesOnDeletion: true });
+    await createWorkload('dropped');
+    const keptUid = (await get(member('member2'), deployPath('kept'))).metadata.uid;
+    for (const n of ['kept', 'dropped']) await host.request('DELETE', deployPath(n));
+    // The Pull Works' finalizers are the agent's: their going means it handled the deletion.
+    await waitFor('the Pull Works deleted', async () => ((await workOf('kept', ES)) || (await workOf('dropped', ES)) ? undefined : true));
+    await waitFor('dropped gone from member2', async () => ((await get(member('member2'), deployPath('dropped'))) ? undefined : true));
+    const kept = await get(member('member2'), deployPath('kept'));
+    expect(kept?.metadata.uid).toBe(keptUid);
+    expect(await get(member('member1'), deployPath('kept'))).toBeDefined();
+  });
+
+  it('keeps the member\'s objects while the host is unreachable, and resumes its watches when it is back', async () => {
+    await createWorkload('steady');
+    const before = await get(member('member2'), deployPath('steady'));
+    const seen = agent!.logs.length;
+    await proxy.down();
+    await waitFor('the agent to lose the host', async () => (agent!.logs.slice(seen).some((l) => l.includes('watch failed') || l.includes('cannot renew the cluster lease')) ? true : undefined));
+    // The control plane changes the template meanwhile (the controller reaches the host directly).
+    await edit(host, deployPath('steady'), (d) => (d.spec.template.spec.containers[0].image = 'nginx:1.28'));
+    await waitFor('the new image in the Pull Work', async () => (imageOf((await workOf('steady', ES))?.spec?.workload?.manifests?.[0]) === 'nginx:1.28' ? true : undefined));
+    const during = await get(member('member2'), deployPath('steady'));
+    expect(during.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+    expect(agent!.child.exitCode).toBeNull();
+    await proxy.up();
+    const after = await waitFor('the change applied once the host is back', async () => {
+      const d = await get(member('member2'), deployPath('steady'));
+      return imageOf(d) === 'nginx:1.28' ? d : undefined;
+    });
+    expect(after.metadata.uid).toBe(before.metadata.uid);
+    // and the status flows again
+    await waitFor('Work status written back', async () => (condition(await workOf('steady', ES), 'Applied')?.status === 'True' && imageOf((await workOf('steady', ES))?.spec?.workload?.manifests?.[0]) === 'nginx:1.28' ? true : undefined));
+  });
+
+  it('stopped and started again, catches up with what changed meanwhile without re-creating anything', async () => {
+    const dup0 = await get(member('member2'), deployPath('dup'));
+    const steady0 = await get(member('member2'), deployPath('steady'));
+    expect(await stopController(agent)).toBe(0);
+    await edit(host, deployPath('dup'), (d) => (d.spec.template.spec.containers[0].image = 'nginx:1.27'));
+    await waitFor('the new image in the Pull Work', async () => (imageOf((await workOf('dup', ES))?.spec?.workload?.manifests?.[0]) === 'nginx:1.27' ? true : undefined));
+    expect(imageOf(await get(member('member2'), deployPath('dup')))).toBe('nginx:1.25');
+    // this time behind leader election, on by default as in Karmada's agent
+    agent = await startAgent(true);
+    const election = await waitFor('the agent to lead', () => get(host, electionPath));
+    expect(election.spec.holderIdentity).toMatch(/_\d+$/);
+    const dup1 = await waitFor('the change applied after the restart', async () => {
+      const d = await get(member('member2'), deployPath('dup'));
+      return imageOf(d) === 'nginx:1.27' ? d : undefined;
+    });
+    expect(dup1.metadata.uid).toBe(dup0.metadata.uid);
+    // The restarted agent takes every Work of its namespace once: after as many reconciles, nothing else may have changed.
+    const works = ((await host.request('GET', `/apis/work.karmada.io/v1alpha1/namespaces/${ES}/works`)).items as any[]).length;
+    await waitFor('the restarted agent to reconcile every Work', async () => ((await executionReconciles(agent!)) >= works ? true : undefined));
+    const steady1 = await get(member('member2'), deployPath('steady'));
+    expect(steady1.metadata.uid).toBe(steady0.metadata.uid);
+    expect(steady1.metadata.resourceVersion).toBe(steady0.metadata.resourceVersion);
+    expect(agent.logs.some((l) => l.includes('registered the cluster with the control plane'))).toBe(false);
+  });
+});
