@@ -18,11 +18,13 @@ export const COMMANDS: ReadonlyArray<readonly [name: string, load: () => Promise
   ['apiserver', async () => (await import('./commands/apiserver.js')).registerApiserver],
   ['plan', async () => (await import('./commands/plan.js')).registerPlan],
   ['controller', async () => (await import('./commands/controller.js')).registerController],
+  ['agent', async () => (await import('./commands/agent.js')).registerAgent],
   ['simulate', async () => (await import('./commands/simulate.js')).registerSimulate],
   ['get', async () => (await import('./commands/get.js')).registerGet],
   ['describe', async () => (await import('./commands/describe.js')).registerDescribe],
   ['logs', async () => (await import('./commands/logs.js')).registerLogs],
   ['exec', async () => (await import('./commands/exec.js')).registerExec],
+  ['register', async () => (await import('./commands/register.js')).registerRegister],
   ['version', async () => (await import('./commands/version.js')).registerVersion],
   ['completion', async () => (await import('./commands/completion.js')).registerCompletion, 'every command'],
 ];

@@ -35,9 +35,10 @@ import { findCondition, lastOf, refKey, refOf, type KObject } from './object.js'
 import type { Cluster, ClusterOverridePolicy, OverridePolicy, Work } from '../api/generated/types.js';
 import { POLICY, reconcilePolicy } from './policy.js';
 import { isBindingChange, isChangeOf, isPolicyChange, type ControllerSpec, type CoreOptions, type ObjectChange, type ObjectReader } from './ports.js';
+import { ROLLOUT, reconcileRollout, rolloutKeys, rolloutRenderChanged } from './rollout.js';
 import { SCHEDULER, reconcileSchedule } from './scheduling.js';
 import { BINDING_STATUS, reconcileBindingStatus, reconcileWorkStatus, WORK_STATUS } from './status.js';
-import { forExecutedClusters } from './pull-cluster.js';
+import { forExecutedClusters, LEASE, PULL_CLUSTER_HEALTH, pullClusterHealthKeys, reconcilePullClusterHealth } from './pull-cluster.js';
 import { noExecuteEvictionMode, reconcileTaintManager, TAINT_MANAGER, taintEvictionApplies, type NoExecuteEvictionMode } from './taint-manager.js';
 import { taintsOf } from './taint.js';
 import { reconcileWorkloadRebalancer, WORKLOAD_REBALANCER_CONTROLLER, workloadRebalancerKeys } from './workload-rebalancer.js';
@@ -189,7 +190,7 @@ export function selectControllers(all: readonly ControllerSpec[], wanted: readon
   return all.filter((c) => !wanted.includes(`-${c.name}`) && (star || wanted.includes(c.name)));
 }
 
-export interface ControllerOptions extends Pick<Partial<CoreOptions>, 'failover' | 'enableNoExecuteTaintEviction'> {
+export interface ControllerOptions extends Pick<Partial<CoreOptions>, 'failover' | 'enableNoExecuteTaintEviction' | 'executionSyncMode'> {
   skippedPropagatingNamespaces: readonly RegExp[];
 }
 
@@ -262,12 +263,19 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
       },
     },
     {
+      // Staged rollout (karmada-lite extension): decides which revision each cluster gets, before the binding controller renders.
+      name: ROLLOUT,
+      watches: (t, cluster) => cluster !== undefined || isBinding(t) || isPolicy(t) || is(t, CLUSTER),
+      reconcile: reconcileRollout,
+      keysFor: rolloutKeys,
+    },
+    {
       name: BINDING,
       watches: (t, cluster) => cluster === undefined && (isBinding(t) || is(t, OP) || is(t, COP) || is(t, WORK)),
       reconcile: reconcileBinding,
       keysFor(c, reader) {
         if (c.cluster !== undefined) return [];
-        if (isBinding(c.object)) return c.type !== 'DELETED' && generationChanged(c) ? [key(c.object)] : [];
+        if (isBinding(c.object)) return c.type !== 'DELETED' && (generationChanged(c) || rolloutRenderChanged(c)) ? [key(c.object)] : [];
         if (is(c.object, OP)) return reader.list(RB, { namespace: c.object.metadata.namespace }).map(key);
         if (is(c.object, COP)) return allBindings(reader);
         if (is(c.object, WORK) && c.type === 'DELETED') {
@@ -409,6 +417,15 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
       },
     },
     {
+      // Karmada's monitorClusterHealth for Pull clusters: Ready Unknown once the agent's Lease went stale, then
+      // the cluster controller's taints. Only where agents execute the Pull clusters (the controller, Push):
+      // plan and the embedded store simulate every member, so there it watches nothing.
+      name: PULL_CLUSTER_HEALTH,
+      watches: (t, cluster) => opts.executionSyncMode === 'Push' && cluster === undefined && (is(t, CLUSTER) || is(t, LEASE)),
+      reconcile: reconcilePullClusterHealth,
+      keysFor: pullClusterHealthKeys,
+    },
+    {
       name: CLUSTER_TAINT_POLICY,
       watches: (t, cluster) => cluster === undefined && (is(t, CLUSTER) || is(t, CTP)),
       reconcile: reconcileClusterTaintPolicy,
@@ -436,4 +453,5 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
   ];
 }
 
+export { ROLLOUT };
 export { BINDING, BINDING_STATUS, CLUSTER_CONTROLLER, CLUSTER_TAINT_POLICY, DEPENDENCIES, NAMESPACE_SYNC, DESCHEDULER, DETECTOR, EVICTION, EXECUTION, FAILOVER, INTERPRETER_HEALTH, POLICY, SCHEDULER, TAINT_MANAGER, WORK_STATUS, WORKLOAD_REBALANCER_CONTROLLER };

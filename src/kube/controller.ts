@@ -24,9 +24,10 @@ import { Metrics } from '../runtime/metrics.js';
 import { Runner } from '../runtime/runner.js';
 import { interpreterPort, realScheduler } from '../store/control-plane.js';
 import { kubeLeaseClient } from './lease.js';
+import { limiterOptions } from './rate-limiter.js';
 import { checkHost } from './preflight.js';
 import { observeRateLimiter, observeRequests } from './rest.js';
-import { KubeStore, type ClientLimits } from './store.js';
+import { KubeStore, type ClientLimits, type KubeStoreOptions } from './store.js';
 
 export interface ControllerOptions {
   kubeconfig: KubeConfig;
@@ -63,6 +64,8 @@ export interface ControllerOptions {
   interpreterLibraries?: Pick<InterpreterOptions, 'library' | 'healthChecks'>;
   /** Told once the caches are filled (`--dashboard` reads them; a standby has none until it leads). */
   onCachesFilled?: (store: KubeStore) => void;
+  /** The agent's KubeStore options (src/kube/agent.ts): its part of the host and its own cluster. */
+  store?: Pick<KubeStoreOptions, 'hostKinds' | 'optionalHostKinds' | 'hostScope' | 'localMember' | 'component'>;
 }
 
 /** Karmada's --controllers lives with the controllers (plan and simulate select them too). */
@@ -125,7 +128,7 @@ export class Controller {
       this.actInBackground();
       return;
     }
-    this.elector = new LeaderElector(kubeLeaseClient(this.opts.kubeconfig, this.opts.leaseNamespace, this.opts.leaseName), {
+    this.elector = new LeaderElector(kubeLeaseClient(this.opts.kubeconfig, this.opts.leaseNamespace, this.opts.leaseName, limiterOptions(this.opts.clientLimits?.host)), {
       identity: this.identity,
       leaseDurationSeconds: this.opts.leaseDurationSeconds,
       retryPeriodMs: this.opts.retryPeriodMs,
@@ -161,6 +164,7 @@ export class Controller {
     const log = this.opts.log;
     const folded = this.fold?.logger() ?? log;
     const store = new KubeStore({
+      ...this.opts.store,
       host: this.opts.kubeconfig,
       log: folded,
       probeIntervalMs: this.opts.probeIntervalMs,

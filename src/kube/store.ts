@@ -19,20 +19,23 @@ import { ClusterConditionReady, DefaultSkippedPropagatingNamespaces, generateExe
 import { CLUSTER, COP, CPP, CRB, CTP, isKarmadaType, NAMESPACE, OP, PP, RB, RIC, WORK, WORKLOAD_REBALANCER } from '../core/kinds.js';
 import { RIWC } from '../interpreter/webhook-interpreter.js';
 import { memberNamespaceManifest } from '../core/namespace.js';
+import { LEASE, NamespaceClusterLease } from '../core/pull-cluster.js';
+import { errorMessage } from '../json/error.js';
 import { deepEqual } from '../json/value.js';
 import { rfc3339, type KObject, type ObjectRef, type TypeRef } from '../core/object.js';
 import { ReaderNotReadyError, type CoreEvent, type ListOptions, type ObjectReader } from '../core/ports.js';
 import type { AsyncWriter } from '../runtime/runner.js';
 import type { Logger } from '../runtime/log.js';
 import { StoreError, type RecordedEvent, type WatchEvent, type WatchHandler } from '../runtime/store-port.js';
+import { unchangedByWrite } from '../runtime/unchanged-write.js';
 import { isAdmissionKind, mutate } from '../validation/rules.js';
 import { ACCESS_CHECK_PATH, collectionFailedCondition, collectionFailedEvent, readyConditionOf, type ProbeFailure, type ProbeOutcome, type ReadyCondition } from './cluster-health.js';
 import { clusterSignature, memberKubeConfig, secretRefOf, secretSignature } from './credentials.js';
 import { EventRecorder } from './events.js';
 import { Informer } from './informer.js';
 import { MemberGate } from './member-gate.js';
-import { ApiError, RestClient, type RestClientOptions } from './rest.js';
-import { rateLimiterFor } from './rate-limiter.js';
+import { ApiError, RestClient, type Query, type RequestOpts } from './rest.js';
+import { limiterOptions } from './rate-limiter.js';
 
 /** Thrown by a read of a kind whose cache is still filling: the reconcile fails and is retried. */
 export class CacheNotSyncedError extends ReaderNotReadyError {
@@ -77,6 +80,8 @@ class ApiCache {
     private readonly log: Logger,
     /** Timeout of the writes through this client (undefined: the client's default). */
     readonly writeTimeoutMs?: number,
+    /** What part of a kind is watched (the agent's view of the host); undefined: all of it. */
+    private readonly scope?: (type: TypeRef) => WatchScope,
   ) {}
 
   /** Starts watching a kind (idempotent); resolves when its cache is filled. */
@@ -91,7 +96,8 @@ class ApiCache {
       // while discovery for the first one is still under way.
       entry.ready = (async () => {
         try {
-          const path = await this.rest.pathFor(type.apiVersion, type.kind);
+          const scope = this.scope?.(type);
+          const path = scopedPath(await this.rest.pathFor(type.apiVersion, type.kind, scope?.namespace), scope);
           const inf = new Informer(this.rest, { path, onError: (err) => this.log.warn('watch failed', { cluster: this.name ?? 'host', kind: type.kind, err: (err as Error).message }) });
           inf.on((t, obj, old) => this.onChange(this.name, t, obj, old));
           entry.informer = inf;
@@ -138,6 +144,9 @@ class ApiCache {
 
 /** Consecutive failed /readyz probes that turn a ready member not ready. */
 const PROBE_FAILURES_TO_NOT_READY = 2;
+
+/** The signature and credentials' name of the agent's own cluster (KubeStoreOptions.localMember). */
+const LOCAL_MEMBER = "the agent's kubeconfig";
 
 /** A member write (one small object) that has not been answered in this long is given up and retried. */
 const MEMBER_WRITE_TIMEOUT_MS = 10_000;
@@ -197,6 +206,33 @@ export interface KubeStoreOptions {
   skippedPropagatingNamespaces?: readonly RegExp[];
   /** `--kube-api-qps`/`--kube-api-burst` (the host client) and `--cluster-api-qps`/`--cluster-api-burst` (each member's): a token bucket per client; a negative qps is no limit. */
   clientLimits?: ClientLimits;
+  /**
+   * Pull mode (`karmada-lite agent`): the host kinds watched instead of HOST_KINDS and OPTIONAL_HOST_KINDS,
+   * namespaced ones in `hostScope.namespace` only, the Cluster kind by `metadata.name=hostScope.clusterName`
+   * (Karmada's agent caches the execution namespace only; its RBAC allows no more).
+   */
+  hostKinds?: readonly TypeRef[];
+  optionalHostKinds?: readonly TypeRef[];
+  hostScope?: { namespace: string; clusterName: string };
+  /** The agent's own cluster: reached with this kubeconfig (its --kubeconfig or in-cluster), never from a Cluster's Secret, Pull or not. */
+  localMember?: { name: string; kubeconfig: KubeConfig };
+}
+
+/** The part of a kind an informer lists and watches. */
+export interface WatchScope {
+  namespace?: string;
+  fieldSelector?: string;
+}
+
+/** A collection path with its scope's fieldSelector (the informer adds its own query parameters to it). */
+function scopedPath(path: string, scope: WatchScope | undefined): string {
+  return scope?.fieldSelector ? `${path}?fieldSelector=${encodeURIComponent(scope.fieldSelector)}` : path;
+}
+
+/** The agent's host scope as a WatchScope per kind (pathFor applies the namespace to namespaced kinds only). */
+function hostWatchScope(scope: KubeStoreOptions['hostScope']): ((type: TypeRef) => WatchScope) | undefined {
+  if (!scope) return undefined;
+  return (type) => (type.kind === CLUSTER.kind && type.apiVersion === CLUSTER.apiVersion ? { fieldSelector: `metadata.name=${scope.clusterName}` } : { namespace: scope.namespace });
 }
 
 export interface ClientLimit {
@@ -209,7 +245,6 @@ export interface ClientLimits {
   cluster?: ClientLimit;
 }
 
-const limited = (l: ClientLimit | undefined): RestClientOptions => (l ? { limiter: rateLimiterFor(l.qps, l.burst) } : {});
 
 /** Resolves when `p` settles or after `ms`, whichever is first; never rejects. */
 async function withTimeout(p: Promise<unknown>, ms: number): Promise<void> {
@@ -217,6 +252,68 @@ async function withTimeout(p: Promise<unknown>, ms: number): Promise<void> {
   await Promise.race([p.then(() => undefined, () => undefined), new Promise<void>((r) => (t = setTimeout(r, ms)))]);
   clearTimeout(t);
 }
+
+/**
+ * The Cluster CRD's second served version (src/apiserver/cluster-storage.ts adds it). An APIService for
+ * cluster.karmada.io/v1alpha1 sends that group-version to the aggregated server; reading the same objects
+ * here keeps the controller working while that server is down (#17).
+ */
+export const CLUSTER_STORAGE_API_VERSION = `${CLUSTER.apiVersion}storage`;
+
+const CLUSTER_GROUP_VERSION_PATH = new RegExp(`^/apis/${CLUSTER.apiVersion.replace(/\./g, '\\.')}(?=$|[/?])`);
+
+/**
+ * The host client, with every cluster.karmada.io/v1alpha1 request (discovery included) sent to
+ * CLUSTER_STORAGE_API_VERSION while the host serves it, apiVersion rewritten both ways: the caches,
+ * writes and Events keep seeing v1alpha1 Clusters. Same objects and resourceVersions, so an open watch
+ * resumes on either path.
+ */
+class HostClient extends RestClient {
+  clusterStorage = false;
+
+  private wire(path: string): string {
+    return this.clusterStorage ? path.replace(CLUSTER_GROUP_VERSION_PATH, `/apis/${CLUSTER_STORAGE_API_VERSION}`) : path;
+  }
+
+  override async request<T = any>(method: string, path: string, opts: RequestOpts = {}): Promise<T> {
+    const wired = this.wire(path);
+    if (wired === path) return super.request<T>(method, path, opts);
+    const b = opts.body as { apiVersion?: unknown } | undefined;
+    const body = b && typeof b === 'object' && b.apiVersion === CLUSTER.apiVersion ? { ...b, apiVersion: CLUSTER_STORAGE_API_VERSION } : opts.body;
+    return relabelCluster(await super.request<T>(method, wired, { ...opts, body }));
+  }
+
+  override watch(path: string, query: Query, onEvent: (type: string, object: any) => void, signal?: AbortSignal): Promise<void> {
+    const wired = this.wire(path);
+    if (wired === path) return super.watch(path, query, onEvent, signal);
+    return super.watch(wired, query, (t, o) => onEvent(t, relabelCluster(o)), signal);
+  }
+
+  /** Whether the host serves Clusters at CLUSTER_STORAGE_API_VERSION now (asked each time: re-applying crds/ removes it). */
+  async refreshClusterStorage(): Promise<boolean> {
+    const was = this.clusterStorage;
+    try {
+      const r = await super.request<{ resources?: Array<{ kind?: string }> }>('GET', `/apis/${CLUSTER_STORAGE_API_VERSION}`, { timeoutMs: PROBE_TIMEOUT_MS });
+      this.clusterStorage = (r?.resources ?? []).some((x) => x.kind === CLUSTER.kind);
+    } catch (e) {
+      // no answer says nothing; an answer without it (404) means the version is gone
+      if (e instanceof ApiError) this.clusterStorage = false;
+    }
+    return this.clusterStorage !== was;
+  }
+}
+
+/** A Cluster, a ClusterList and its items, or a watch event's object back at CLUSTER.apiVersion. */
+function relabelCluster<T>(v: T): T {
+  const o = v as { apiVersion?: unknown; items?: unknown } | undefined;
+  if (!o || typeof o !== 'object') return v;
+  if (o.apiVersion === CLUSTER_STORAGE_API_VERSION) o.apiVersion = CLUSTER.apiVersion;
+  if (Array.isArray(o.items)) for (const i of o.items) relabelCluster(i);
+  return v;
+}
+
+/** The controller's host scope: the agents' heartbeat Leases in karmada-cluster only, every other kind whole. */
+const heartbeatScope = (type: TypeRef): WatchScope => (type.kind === LEASE.kind && type.apiVersion === LEASE.apiVersion ? { namespace: NamespaceClusterLease } : {});
 
 export class KubeStore implements ObjectReader, AsyncWriter {
   readonly host: ApiCache;
@@ -230,12 +327,14 @@ export class KubeStore implements ObjectReader, AsyncWriter {
   private probeTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly log: Logger;
+  private readonly hostClient: HostClient;
 
   private readonly recorder: EventRecorder;
 
   constructor(private readonly opts: KubeStoreOptions) {
     this.log = opts.log;
-    this.host = new ApiCache(undefined, new RestClient(opts.host, limited(opts.clientLimits?.host)), (c, t, o, old) => this.changed(c, t, o, old), opts.log);
+    this.hostClient = new HostClient(opts.host, limiterOptions(opts.clientLimits?.host));
+    this.host = new ApiCache(undefined, this.hostClient, (c, t, o, old) => this.changed(c, t, o, old), opts.log, undefined, hostWatchScope(opts.hostScope) ?? heartbeatScope);
     const rest = this.host.rest;
     this.recorder = new EventRecorder({
       component: opts.component ?? 'karmada-lite-controller',
@@ -251,9 +350,13 @@ export class KubeStore implements ObjectReader, AsyncWriter {
 
   /** Fills the control plane's caches; members connect as their Cluster objects are seen. */
   async start(): Promise<void> {
-    await Promise.all(HOST_KINDS.map((t) => this.host.watch(t)));
-    await Promise.all(OPTIONAL_HOST_KINDS.map((t) => this.host.watch(t).catch((e) => this.log.warn('not watching an optional kind; install its CRD (karmada-lite crds) to use it', { kind: t.kind, err: (e as Error).message }))));
-    const selected = [...this.host.informer(PP).list(), ...this.host.informer(CPP).list()].flatMap((p) => this.watchSelected(p));
+    await this.followClusterStorage();
+    await Promise.all((this.opts.hostKinds ?? HOST_KINDS).map((t) => this.host.watch(t)));
+    await Promise.all((this.opts.optionalHostKinds ?? OPTIONAL_HOST_KINDS).map((t) => this.host.watch(t).catch((e) => this.log.warn('not watching an optional kind; install its CRD (karmada-lite crds) to use it', { kind: t.kind, err: (e as Error).message }))));
+    // The Pull clusters' heartbeats, on the control plane (an agent renews its own). Not waited for: without
+    // the right to list them (deploy/agent/host.yaml) only the Pull clusters' health checks wait, retried.
+    if (!this.opts.hostScope) void this.host.watch(LEASE).catch((e) => this.log.warn("not watching the Pull clusters' Leases", { namespace: NamespaceClusterLease, err: errorMessage(e) }));
+    const selected = [...(this.host.existing(PP)?.list() ?? []), ...(this.host.existing(CPP)?.list() ?? [])].flatMap((p) => this.watchSelected(p));
     for (const c of this.host.informer(CLUSTER).list()) this.connectMember(c);
     // The first reconciles after a (re)start must find the caches they read full: the execution
     // controller counts a member object it cannot read as a failed apply, which turns the cluster's
@@ -387,9 +490,11 @@ export class KubeStore implements ObjectReader, AsyncWriter {
 
   private connectMember(cluster: any, polled?: any): void {
     const name = cluster.metadata.name as string;
-    if (this.stopped || cluster.metadata.deletionTimestamp) return;
-    // A Pull cluster is never reached from here (its agent reaches out): no cache, no probe.
-    if (cluster.spec?.syncMode === 'Pull') {
+    const local = this.opts.localMember?.name === name ? this.opts.localMember : undefined;
+    // The agent stays connected to its Cluster while it is deleted: its Works' finalizers are its to remove.
+    if (this.stopped || (cluster.metadata.deletionTimestamp && !local)) return;
+    // A Pull cluster is never reached from here (its agent reaches out): no cache, no probe. The agent's own is.
+    if (cluster.spec?.syncMode === 'Pull' && !local) {
       this.disconnectMember(name);
       return;
     }
@@ -397,11 +502,12 @@ export class KubeStore implements ObjectReader, AsyncWriter {
       this.reconnect.add(name);
       return;
     }
-    const signature = clusterSignature(cluster);
-    const ref = secretRefOf(cluster);
+    // The agent's own cluster is reached with its own kubeconfig: the Cluster's fields and Secret do not matter.
+    const signature = local ? LOCAL_MEMBER : clusterSignature(cluster);
+    const ref = local ? undefined : secretRefOf(cluster);
     if (ref) this.watchSecrets(ref.namespace);
     const m = this.members.get(name);
-    if (m && m.signature === signature && polled === undefined) {
+    if (m && m.signature === signature && (local || polled === undefined)) {
       // Same Cluster fields: connected again only when the Secret changed (seen through its watch).
       const cached = ref ? this.cachedSecret(ref.namespace, ref.name) : undefined;
       if (cached === undefined || (cached !== null && secretSignature(cached) === m.secretDigest)) return;
@@ -412,11 +518,11 @@ export class KubeStore implements ObjectReader, AsyncWriter {
         let member: Member;
         let secretResourceVersion: string | undefined;
         try {
-          if (!ref) throw new Error('spec.secretRef is not set (only push mode with a token or kubeconfig Secret is supported)');
-          const secret = polled ?? (await this.readSecret(ref.namespace, ref.name));
-          const kc = memberKubeConfig(cluster, secret);
-          const cache = new ApiCache(name, new RestClient(kc, limited(this.opts.clientLimits?.cluster)), (c, t, o, old) => this.changed(c, t, o, old), this.log, MEMBER_WRITE_TIMEOUT_MS);
-          member = { name, cache, gate: new MemberGate({ cluster: name }, isAnswer), signature, secret: `${ref.namespace}/${ref.name}`, secretDigest: secretSignature(secret) };
+          if (!ref && !local) throw new Error('spec.secretRef is not set (only push mode with a token or kubeconfig Secret is supported)');
+          const secret = ref ? (polled ?? (await this.readSecret(ref.namespace, ref.name))) : undefined;
+          const kc = local ? local.kubeconfig : memberKubeConfig(cluster, secret);
+          const cache = new ApiCache(name, new RestClient(kc, limiterOptions(this.opts.clientLimits?.cluster)), (c, t, o, old) => this.changed(c, t, o, old), this.log, MEMBER_WRITE_TIMEOUT_MS);
+          member = { name, cache, gate: new MemberGate({ cluster: name }, isAnswer), signature, secret: ref ? `${ref.namespace}/${ref.name}` : LOCAL_MEMBER, secretDigest: ref ? secretSignature(secret) : '' };
           secretResourceVersion = secret?.metadata?.resourceVersion;
         } catch (e) {
           this.log.error('cannot connect to member cluster', { cluster: name, err: (e as Error).message });
@@ -450,7 +556,8 @@ export class KubeStore implements ObjectReader, AsyncWriter {
         const replaced = this.members.has(name);
         this.disconnectMember(name);
         this.members.set(name, member);
-        await this.ensureNamespace(this.host, generateExecutionSpaceName(name));
+        // The agent's execution namespace is the control plane's to make (its RBAC may not create namespaces).
+        if (!local) await this.ensureNamespace(this.host, generateExecutionSpaceName(name));
         this.log.info(replaced ? 'member cluster reconnected' : 'member cluster connected', { cluster: name, endpoint: cluster.spec?.apiEndpoint, secret: member.secret, secretResourceVersion });
         await this.record(member, outcome);
       } catch (e) {
@@ -521,7 +628,13 @@ export class KubeStore implements ObjectReader, AsyncWriter {
     }
   }
 
+  /** Reads Clusters at CLUSTER_STORAGE_API_VERSION while the host serves it (checked at start and every probe round). */
+  private async followClusterStorage(): Promise<void> {
+    if (await this.hostClient.refreshClusterStorage()) this.log.info('reading Clusters through the Cluster CRD version', { apiVersion: this.hostClient.clusterStorage ? CLUSTER_STORAGE_API_VERSION : CLUSTER.apiVersion });
+  }
+
   private async probeAll(): Promise<void> {
+    await this.followClusterStorage();
     const polls: Promise<void>[] = [];
     for (const c of this.host.existing(CLUSTER)?.list() ?? []) {
       if (!this.members.has(c.metadata.name)) {
@@ -646,7 +759,8 @@ export class KubeStore implements ObjectReader, AsyncWriter {
 
   private async ensureNamespace(cache: ApiCache, ns: string): Promise<void> {
     // On a member, the namespace the namespace sync controller would have created (its Work's manifest).
-    const body = cache.name === undefined ? { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } : memberNamespaceManifest(this, ns, cache.name, this.opts.skippedPropagatingNamespaces ?? DefaultSkippedPropagatingNamespaces);
+    // The agent does not watch the host's Namespaces: a bare one, which the namespace's own Work then updates.
+    const body = cache.name === undefined || !this.host.existing(NAMESPACE) ? { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } : memberNamespaceManifest(this, ns, cache.name, this.opts.skippedPropagatingNamespaces ?? DefaultSkippedPropagatingNamespaces);
     try {
       await cache.rest.request('POST', '/api/v1/namespaces', { body, timeoutMs: cache.writeTimeoutMs });
     } catch (e) {
@@ -720,6 +834,8 @@ export class KubeStore implements ObjectReader, AsyncWriter {
     return this.call('update', obj, cluster, origin, async (c) => {
       const old = c.existing(obj)?.get(obj.metadata.namespace, obj.metadata.name ?? '');
       const body = this.admit('update', obj, cluster, old);
+      // Nothing to change: no request, as the embedded store stores nothing (the cache is what the server holds).
+      if (old && unchangedByWrite('update', body, old, await c.rest.hasSubresource(body.apiVersion, body.kind, 'status'))) return old;
       const path = await c.rest.pathFor(body.apiVersion, body.kind, body.metadata.namespace, body.metadata.name);
       const out = await c.rest.request<KObject>('PUT', path, { body, timeoutMs: c.writeTimeoutMs });
       this.writeThrough(c, out, origin);
@@ -730,6 +846,8 @@ export class KubeStore implements ObjectReader, AsyncWriter {
   async updateStatus(obj: KObject, cluster: string | undefined, origin: string): Promise<KObject> {
     return this.call('updateStatus', obj, cluster, origin, async (c) => {
       const hasStatus = await c.rest.hasSubresource(obj.apiVersion, obj.kind, 'status');
+      const old = c.existing(obj)?.get(obj.metadata.namespace, obj.metadata.name ?? '');
+      if (old && unchangedByWrite('updateStatus', obj, old, hasStatus)) return old;
       const path = await c.rest.pathFor(obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name, hasStatus ? 'status' : undefined);
       const out = await c.rest.request<KObject>('PUT', path, { body: obj, timeoutMs: c.writeTimeoutMs });
       this.writeThrough(c, out, origin);

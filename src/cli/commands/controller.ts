@@ -27,6 +27,8 @@ interface ControllerFlags extends CoreFlags, InterpreterLibraryFlags, ClientLimi
   interpreterWorkers: string;
   interpreterWebhookMemo: boolean;
   clusterProbeInterval: string;
+  clusterMonitorGracePeriod: string;
+  clusterStartupGracePeriod: string;
   withWebhook: boolean;
   webhookCertFile?: string;
   webhookKeyFile?: string;
@@ -121,6 +123,19 @@ export function parseConcurrency(v: string | undefined): Record<string, number> 
   return out;
 }
 
+/** The Pull clusters' grace periods, in seconds (CoreOptions). */
+function pullHealthFromFlags(flags: ControllerFlags): { clusterMonitorGracePeriodSeconds: number; clusterStartupGracePeriodSeconds: number } {
+  const seconds = (flag: string, v: string) => {
+    const ms = parseDuration(flag, v);
+    if (ms < 1000) throw new Error(`${flag} must be at least 1s (the agent renews its Lease every 10s by default; the grace period should be a few renewals), got ${v}`);
+    return ms / 1000;
+  };
+  return {
+    clusterMonitorGracePeriodSeconds: seconds('--cluster-monitor-grace-period', flags.clusterMonitorGracePeriod),
+    clusterStartupGracePeriodSeconds: seconds('--cluster-startup-grace-period', flags.clusterStartupGracePeriod),
+  };
+}
+
 export function registerController(program: Command): void {
   addClientLimitFlags(
     addCoreFlags(
@@ -149,6 +164,8 @@ export function registerController(program: Command): void {
     .option('--interpreter-workers <n>', 'worker threads that run the Lua scripts of user ResourceInterpreterCustomizations, off the event loop; 0 runs them in-process', '2')
     .option('--interpreter-webhook-memo', 'remember the successful answers of interpreter webhooks (ResourceInterpreterWebhookConfiguration) by hook, operation and object; off: every answer is asked for afresh, as a webhook is not known to be pure', false)
     .option('--cluster-probe-interval <duration>', 'how often each member is probed (/readyz, and a namespaces list with its own credentials); two failures in a row make a ready cluster not ready', '10s')
+    .option('--cluster-monitor-grace-period <duration>', 'how long a Pull cluster\'s agent may stay silent (no Lease renewal in karmada-cluster, no Ready change) before its Ready condition turns Unknown', '40s')
+    .option('--cluster-startup-grace-period <duration>', 'the same for a Pull cluster whose agent never posted a Ready condition, from the Cluster\'s creation', '60s')
     .option('--with-webhook', 'also serve the admission webhook (what `karmada-lite webhook` serves) from this process, on every replica', false)
     .option('--webhook-cert-file <path>', 'with --with-webhook: PEM certificate the webhook presents (reloaded when the file changes)')
     .option('--webhook-key-file <path>', 'with --with-webhook: PEM private key of that certificate')
@@ -175,7 +192,7 @@ export function registerController(program: Command): void {
       `
 Controllers: detector, namespace, policy, binding, scheduler, execution, work-status, binding-status,
 dependencies, graceful-eviction, application-failover, taint-manager, descheduler, workload-rebalancer,
-cluster, clustertaintpolicy, interpreter-health.
+cluster, pull-cluster-health, clustertaintpolicy, interpreter-health.
 
 Namespaces: every namespace of the host reaches every member (a Work per cluster) and is deleted there
 with it, except karmada-system, karmada-cluster, karmada-es-*, default, those --skipped-propagating-namespaces
@@ -232,6 +249,12 @@ RBAC decides who sees it. A standby replica serves its own caches, empty until i
 Member clusters are Cluster objects (cluster.karmada.io/v1alpha1, syncMode Push) with spec.apiEndpoint and
 spec.secretRef naming a Secret with token + caBundle, or kubeconfig.
 
+Pull clusters (syncMode Pull, joined with \`karmada-lite register\` and run by \`karmada-lite agent\` in the
+member) are never connected to: their agent applies their Works and posts their status. Their readiness is
+the agent's heartbeat, the Lease karmada-cluster/<cluster>: renewed by nobody for --cluster-monitor-grace-period
+(--cluster-startup-grace-period before the first status), the Cluster's Ready turns Unknown
+(ClusterStatusUnknown), and the taints and failover above follow as for a Push cluster.
+
 Logs (standard error): text on a terminal, JSON lines otherwise (--log-format json|text). At info level, one
 line per action that changed a member or a binding (propagated, removed, preserved, suspended, resumed,
 scheduled, evicted, failed over) with its template and cluster; a failure that repeats (a member that does
@@ -279,7 +302,7 @@ Examples:
         const interpreterWorkers = Number(flags.interpreterWorkers);
         if (!/^\d+$/.test(flags.interpreterWorkers) || interpreterWorkers > 64) throw new Error(`--interpreter-workers must be a whole number from 0 to 64, got ${flags.interpreterWorkers}`);
         const { Controller } = await import('../../kube/controller.js');
-        const core = coreOptionsFromFlags(flags);
+        const core = { ...coreOptionsFromFlags(flags), ...pullHealthFromFlags(flags) };
         // Reported at start-up with their files; what loads is used.
         const interpreterLibraries = interpreterLibrariesFromFlags(flags, (p) => log.warn('interpreter library file not loaded', { problem: p }));
         const { kubeconfigProblem } = await import('../../kube/preflight.js');
