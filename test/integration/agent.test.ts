@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, type RestClient } from '../../src/kube/rest.js';
 import { cluster, waitFor, type ClusterName } from './env.js';
 import { binary, createDeploymentWithPolicy, diagnose, freePort, get, MemberProxy, prepareHost, rest, startController, stopController, type Proc } from './harness.js';
+import { scaled } from '../time-scale.js';
 
 const NS = `agent-e2e-${Date.now().toString(36)}`;
 const PULL = 'member2-pull';
@@ -56,6 +57,7 @@ async function workOf(name: string, ns: string): Promise<any> {
 }
 
 const condition = (o: any, type: string) => (o?.status?.conditions ?? []).find((c: any) => c.type === type);
+const notReadyTaints = (c: any): Array<{ key: string; effect: string }> => ((c?.spec?.taints ?? []) as any[]).filter((t) => t.key === 'cluster.karmada.io/not-ready' || t.key === 'cluster.karmada.io/unreachable');
 
 /**
  * Deletes member2-pull: the controller removes its Works, the agent their finalizers, then the Cluster's goes.
@@ -297,6 +299,92 @@ describe('karmada-lite agent (Pull mode) end to end', () => {
     // and the status flows again
     await waitFor('Work status written back', async () => (condition(await workOf('steady', ES), 'Applied')?.status === 'True' && imageOf((await workOf('steady', ES))?.spec?.workload?.manifests?.[0]) === 'nginx:1.28' ? true : undefined));
   });
+
+  it('SIGKILLed: its Cluster turns Ready Unknown, is tainted NoExecute and the workload fails over to member1; started again, Ready returns and nothing is re-created', async () => {
+    // Short grace periods for this test only: the others run against the controller's defaults.
+    const graceSeconds = 4;
+    expect(await stopController(ctrl)).toBe(0);
+    ctrl = await startController(['--cluster-monitor-grace-period', `${graceSeconds}s`, '--cluster-startup-grace-period', `${graceSeconds}s`, '--cluster-failure-threshold', '3s']);
+    try {
+      // The shape pull-cluster.test.ts fails over: Divided 1:1, failover.cluster Gracefully.
+      created.push('web');
+      await createDeploymentWithPolicy(NS, 'web', 4, {
+        failover: { cluster: { purgeMode: 'Gracefully' } },
+        placement: {
+          clusterAffinity: { clusterNames: ['member1', PULL] },
+          replicaScheduling: {
+            replicaSchedulingType: 'Divided',
+            replicaDivisionPreference: 'Weighted',
+            weightPreference: { staticWeightList: [{ targetCluster: { clusterNames: ['member1'] }, weight: 1 }, { targetCluster: { clusterNames: [PULL] }, weight: 1 }] },
+          },
+        },
+      });
+      const replicasOn = async (m: ClusterName) => (await get(member(m), deployPath('web')))?.spec?.replicas as number | undefined;
+      for (const m of ['member1', 'member2'] as const) await waitFor(`2 replicas of web on ${m}`, async () => ((await replicasOn(m)) === 2 ? true : undefined));
+      const copy0 = await get(member('member2'), deployPath('web'));
+      const work0 = await workOf('web', ES);
+
+      // No goodbye: nothing renews the Lease or posts Ready from here.
+      const killed = agent!;
+      const exited = new Promise((r) => killed.child.once('exit', r));
+      killed.child.kill('SIGKILL');
+      await exited;
+      expect(killed.child.signalCode).toBe('SIGKILL');
+      const tainted = await waitFor(
+        'member2-pull Ready Unknown and tainted NoExecute',
+        async () => {
+          const c = await get(host, clusterPath);
+          return condition(c, 'Ready')?.status === 'Unknown' && notReadyTaints(c).some((t) => t.effect === 'NoExecute') ? c : undefined;
+        },
+        60_000,
+      );
+      expect(condition(tainted, 'Ready')).toMatchObject({ reason: 'ClusterStatusUnknown', message: 'Cluster status controller stopped posting cluster status.' });
+      expect(notReadyTaints(tainted).map((t) => `${t.key}:${t.effect}`).sort()).toEqual(['cluster.karmada.io/unreachable:NoExecute', 'cluster.karmada.io/unreachable:NoSchedule']);
+      // Ready turned because the Lease went quiet: its last renewal is at least the grace period before.
+      const lastRenewal = Date.parse((await get(host, leasePath)).spec.renewTime);
+      expect(Date.parse(condition(tainted, 'Ready').lastTransitionTime) - lastRenewal).toBeGreaterThanOrEqual(graceSeconds * 1000 - 1000);
+
+      const rbPath = `/apis/work.karmada.io/v1alpha2/namespaces/${NS}/resourcebindings/web-deployment`;
+      const rb = await waitFor('web evicted from member2-pull and rescheduled', async () => {
+        const b = await get(host, rbPath);
+        return b?.spec?.gracefulEvictionTasks?.length && b.spec.clusters?.length === 1 && b.spec.clusters[0].replicas === 4 ? b : undefined;
+      }, 60_000);
+      expect(rb.spec.clusters).toEqual([{ name: 'member1', replicas: 4 }]);
+      expect(rb.spec.gracefulEvictionTasks).toMatchObject([{ fromCluster: PULL, purgeMode: 'Gracefully', reason: 'TaintUntolerated', producer: 'TaintManager' }]);
+      await waitFor('4 replicas of web on member1', async () => ((await replicasOn('member1')) === 4 ? true : undefined));
+      // Gracefully: member2-pull's Work stays, as it was, until the new placement is healthy.
+      expect((await workOf('web', ES))?.metadata?.uid).toBe(work0.metadata.uid);
+
+      agent = await startAgent();
+      await waitFor('member2-pull Ready and its taints gone', async () => {
+        const c = await get(host, clusterPath);
+        return condition(c, 'Ready')?.status === 'True' && notReadyTaints(c).length === 0 ? true : undefined;
+      }, 60_000);
+      // The new agent takes every Work of its namespace once; after that, the copy it found is the one it keeps.
+      const works = ((await host.request('GET', `/apis/work.karmada.io/v1alpha1/namespaces/${ES}/works`)).items as any[]).length;
+      await waitFor('the restarted agent to reconcile every Work', async () => ((await executionReconciles(agent!)) >= works ? true : undefined));
+      const copy1 = await get(member('member2'), deployPath('web'));
+      expect(copy1.metadata.uid).toBe(copy0.metadata.uid);
+      expect(copy1.metadata.resourceVersion).toBe(copy0.metadata.resourceVersion);
+      expect((await workOf('web', ES))?.metadata?.uid).toBe(work0.metadata.uid);
+      expect(agent.logs.some((l) => l.includes('registered the cluster with the control plane'))).toBe(false);
+      // Divided replicas do not go back by themselves (Karmada's scheduler leaves a settled division as it is).
+      expect((await get(host, rbPath)).spec.clusters).toEqual([{ name: 'member1', replicas: 4 }]);
+
+      // member1 healthy (no kube-controller-manager here: its status by hand) ends the eviction; the restarted
+      // agent then removes the copy it kept.
+      await edit(member('member1'), deployPath('web'), (d) => (d.status = { observedGeneration: d.metadata.generation, replicas: 4, updatedReplicas: 4, readyReplicas: 4, availableReplicas: 4 }), '/status');
+      await waitFor('the eviction done and the Pull Work gone', async () => {
+        const b = await get(host, rbPath);
+        return !b?.spec?.gracefulEvictionTasks?.length && !(await workOf('web', ES)) ? true : undefined;
+      }, 60_000);
+      await waitFor('web gone from member2', async () => ((await get(member('member2'), deployPath('web'))) ? undefined : true));
+    } finally {
+      if (!agent || agent.child.exitCode !== null || agent.child.signalCode !== null) agent = await startAgent();
+      await stopController(ctrl);
+      ctrl = await startController();
+    }
+  }, scaled(300_000));
 
   it('stopped and started again, catches up with what changed meanwhile without re-creating anything', async () => {
     const dup0 = await get(member('member2'), deployPath('dup'));
