@@ -8,10 +8,16 @@
  * from what makes two events equal, so replicas running without leader election (or an old leader and a
  * new one) write the same object. A create that finds it there already, or a count patch that lost a race
  * (its resourceVersion precondition failed), reads the stored count and adds what this replica saw.
+ *
+ * Also unlike client-go, whose event sink shares the client's token bucket in arrival order, the writes go
+ * through the low lane of the host client's bucket (`eventRequestFor`): an Event waits while any other request
+ * waits, so Events (most of the host's requests in a large propagation) never delay a write the propagation
+ * needs. The recorder's `close` drops what still waits, so a stopping process does not wait for it.
  */
 import { createHash } from 'node:crypto';
 import type { CoreEvent } from '../core/ports.js';
 import type { RecordedEvent } from '../runtime/store-port.js';
+import type { RestClient } from './rest.js';
 
 /** What the apiserver answers about an Event. */
 export interface StoredEvent {
@@ -24,7 +30,12 @@ export interface StoredEvent {
  * The one call the recorder needs from a REST client. It throws an error with `code` 404 when the
  * Event is gone and 409 when it exists already (POST) or has changed since (PATCH with a resourceVersion).
  */
-export type EventRequest = (method: 'POST' | 'PATCH', path: string, body: unknown, contentType?: string) => Promise<StoredEvent | undefined>;
+export type EventRequest = (method: 'POST' | 'PATCH', path: string, body: unknown, contentType?: string, signal?: AbortSignal) => Promise<StoredEvent | undefined>;
+
+/** The recorder's requests over a REST client: the low lane of its token bucket, abortable by the recorder's `close`. */
+export function eventRequestFor(rest: Pick<RestClient, 'request'>): EventRequest {
+  return (method, path, body, contentType, signal) => rest.request<StoredEvent | undefined>(method, path, { body, contentType, signal, priority: 'low' });
+}
 
 interface Series {
   name: string;
@@ -79,6 +90,7 @@ export class EventRecorder {
   /** What the server holds of series forgotten from `series` (maxKnown). */
   private readonly known = new Map<string, NonNullable<Series['stored']>>();
   private readonly pending = new Set<Promise<void>>();
+  private readonly closing = new AbortController();
 
   constructor(private readonly opts: EventRecorderOptions) {}
 
@@ -131,6 +143,14 @@ export class EventRecorder {
     while (this.pending.size) await Promise.all([...this.pending]);
   }
 
+  /**
+   * Drops the writes still waiting for a token or an answer (after `drain` had its chance): a stopping process
+   * neither waits for them nor sends them later. Events recorded afterwards are not written.
+   */
+  close(): void {
+    this.closing.abort(new Error('the event recorder was closed'));
+  }
+
   private track(p: Promise<void>): void {
     this.pending.add(p);
     void p.finally(() => this.pending.delete(p));
@@ -142,10 +162,12 @@ export class EventRecorder {
     const ns = io.namespace || 'default';
     const base = `/api/v1/namespaces/${encodeURIComponent(ns)}/events`;
     const path = `${base}/${encodeURIComponent(s.name)}`;
-    const patch = (body: unknown) => this.opts.request('PATCH', path, body, 'application/merge-patch+json');
+    const signal = this.closing.signal;
+    const patch = (body: unknown) => this.opts.request('PATCH', path, body, 'application/merge-patch+json', signal);
     let conflicts = 0;
     try {
       while (s.written < s.count) {
+        signal.throwIfAborted();
         const count = s.count;
         const delta = count - s.written;
         if (!s.stored) {
@@ -163,7 +185,7 @@ export class EventRecorder {
               firstTimestamp: s.firstTimestamp,
               lastTimestamp: s.lastTimestamp,
               count: delta,
-            });
+            }, undefined, signal);
             s.stored = storedOf(created, delta);
             s.written = count;
             continue;

@@ -1,7 +1,7 @@
 import { Agent as HttpsAgent, request as httpsRequest, type AgentOptions, type RequestOptions } from 'node:https';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { TokenBucket } from './rate-limiter.js';
+import type { TokenBucket, TokenPriority } from './rate-limiter.js';
 
 /**
  * A small JSON REST client over the kubeconfig's credentials. The controller talks to the apiserver in
@@ -34,7 +34,12 @@ export function observeRequests(fn: RequestObserver | undefined): void {
   requestObserver = fn;
 }
 
-/** A request's wait for its client's rate limiter (rest_client_rate_limiter_duration_seconds): `waiting` is +1 when it starts waiting, -1 when it got its token. */
+/**
+ * A request's wait for its client's rate limiter (rest_client_rate_limiter_duration_seconds): `waiting` is +1 when
+ * it starts waiting, -1 when it got its token (or gave up waiting: no `waitedMs`). Low-lane waits (Events) are
+ * counted as waiting but give no `waitedMs`: they last as long as the other requests keep the bucket busy, so
+ * the histogram stays the wait of the requests the propagation needs, the one --kube-api-qps is tuned by.
+ */
 export type RateLimiterObserver = (host: string, waiting: 1 | -1, waitedMs?: number) => void;
 
 let rateLimiterObserver: RateLimiterObserver | undefined;
@@ -55,6 +60,8 @@ export interface RequestOpts {
   contentType?: string;
   signal?: AbortSignal;
   timeoutMs?: number;
+  /** The token bucket's lane: 'low' waits until no other request of this client waits (best-effort writes: Events). */
+  priority?: TokenPriority;
 }
 
 export interface ApiResource {
@@ -110,19 +117,27 @@ export class RestClient {
     return o;
   }
 
-  private send(o: RequestOptions, body: string | undefined, contentType: string | undefined, signal?: AbortSignal, timeoutMs?: number): Promise<IncomingMessage> {
+  /**
+   * Takes the request's token, before its options are made: a waiting request then holds no copy of the
+   * kubeconfig's certificates (client-node decodes them anew for every request), which matters when thousands
+   * of Events wait in the low lane. Undefined when the token was there at once.
+   */
+  private takeToken(signal?: AbortSignal, priority?: TokenPriority): Promise<void> | undefined {
     const limiter = this.clientOpts.limiter;
-    if (!limiter) return this.sendObserved(o, body, contentType, signal, timeoutMs);
-    const { queued, ready } = limiter.wait();
-    if (!queued) return this.sendObserved(o, body, contentType, signal, timeoutMs);
+    if (!limiter) return undefined;
+    const { queued, ready } = limiter.wait({ priority, signal });
+    if (!queued) return undefined;
     // Only requests that found the bucket empty are counted as waiting, as client-go's metric only sees waits.
     const observe = rateLimiterObserver;
     const host = this.server.host;
     observe?.(host, 1);
-    return ready.then((ms) => {
-      observe?.(host, -1, ms);
-      return this.sendObserved(o, body, contentType, signal, timeoutMs);
-    });
+    return ready.then(
+      (ms) => observe?.(host, -1, priority === 'low' ? undefined : ms),
+      (e: unknown) => {
+        observe?.(host, -1);
+        throw e;
+      },
+    );
   }
 
   private sendObserved(o: RequestOptions, body: string | undefined, contentType: string | undefined, signal?: AbortSignal, timeoutMs?: number): Promise<IncomingMessage> {
@@ -154,9 +169,10 @@ export class RestClient {
   }
 
   async request<T = any>(method: string, path: string, opts: RequestOpts = {}): Promise<T> {
+    await this.takeToken(opts.signal, opts.priority);
     const o = await this.options(method, path, opts);
     const body = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
-    const res = await this.send(o, body, opts.contentType, opts.signal, opts.timeoutMs ?? 30_000);
+    const res = await this.sendObserved(o, body, opts.contentType, opts.signal, opts.timeoutMs ?? 30_000);
     const chunks: Buffer[] = [];
     for await (const c of res) chunks.push(c as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
@@ -183,8 +199,9 @@ export class RestClient {
    * after its timeout), rejects on a transport error; aborting the signal ends it quietly.
    */
   async watch(path: string, query: Query, onEvent: (type: string, object: any) => void, signal?: AbortSignal): Promise<void> {
+    await this.takeToken(signal);
     const o = await this.options('GET', path, { query: { ...query, watch: true } });
-    const res = await this.send(o, undefined, undefined, signal);
+    const res = await this.sendObserved(o, undefined, undefined, signal);
     if ((res.statusCode ?? 0) >= 300) {
       const chunks: Buffer[] = [];
       for await (const c of res) chunks.push(c as Buffer);

@@ -31,7 +31,7 @@ import { unchangedByWrite } from '../runtime/unchanged-write.js';
 import { isAdmissionKind, mutate } from '../validation/rules.js';
 import { ACCESS_CHECK_PATH, collectionFailedCondition, collectionFailedEvent, readyConditionOf, type ProbeFailure, type ProbeOutcome, type ReadyCondition } from './cluster-health.js';
 import { clusterSignature, memberKubeConfig, secretRefOf, secretSignature } from './credentials.js';
-import { EventRecorder } from './events.js';
+import { EventRecorder, eventRequestFor } from './events.js';
 import { Informer } from './informer.js';
 import { MemberGate } from './member-gate.js';
 import { ApiError, RestClient, type Query, type RequestOpts } from './rest.js';
@@ -338,7 +338,7 @@ export class KubeStore implements ObjectReader, AsyncWriter {
     const rest = this.host.rest;
     this.recorder = new EventRecorder({
       component: opts.component ?? 'karmada-lite-controller',
-      request: (method, path, body, contentType) => rest.request(method, path, { body, contentType }),
+      request: eventRequestFor(rest),
       onError: (reason, err) => this.log.debug('cannot record event', { reason, err: err.message }),
     });
   }
@@ -375,6 +375,7 @@ export class KubeStore implements ObjectReader, AsyncWriter {
 
   stop(): void {
     this.stopped = true;
+    this.recorder.close();
     if (this.probeTimer) clearTimeout(this.probeTimer);
     this.host.stop();
     for (const w of this.secretWatches.values()) w.informer?.stop();

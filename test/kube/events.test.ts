@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { EventRecorder, eventName, type EventRequest } from '../../src/kube/events.js';
+import { EventRecorder, eventName, eventRequestFor, type EventRequest } from '../../src/kube/events.js';
 import type { CoreEvent } from '../../src/core/ports.js';
+import { TokenBucket } from '../../src/kube/rate-limiter.js';
+import { RestClient } from '../../src/kube/rest.js';
+import { okServer, virtualClock, whenWaiting } from './limiter-helpers.js';
 
 interface Call {
   method: string;
@@ -210,5 +213,53 @@ describe('EventRecorder', () => {
     await r.drain();
     expect(n).toBe(6);
     expect(errors).toEqual(['the object has been modified']);
+  });
+
+  it("writes through the low lane of the client's token bucket: a write queued after an Event goes first", async () => {
+    const { seen, server, kc } = await okServer();
+    const clock = virtualClock();
+    try {
+      const limiter = new TokenBucket({ qps: 10, burst: 1, clock });
+      const rest = new RestClient(kc, { limiter });
+      const r = new EventRecorder({ component: 'c', request: eventRequestFor(rest) });
+      await rest.request('GET', '/warm');
+      r.record(ev());
+      await whenWaiting(limiter, 1);
+      const write = rest.request('PUT', '/apis/work.karmada.io/v1alpha1/namespaces/karmada-es-m1/works/web');
+      await whenWaiting(limiter, 2);
+      await clock.advance(100);
+      await write;
+      await clock.advance(100);
+      await r.drain();
+      expect(seen).toEqual(['/warm', '/apis/work.karmada.io/v1alpha1/namespaces/karmada-es-m1/works/web', '/api/v1/namespaces/karmada-es-m1/events']);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it('close drops the writes still waiting for a token: drain ends, nothing is sent later, later events are not written', async () => {
+    const { seen, server, kc } = await okServer();
+    const clock = virtualClock();
+    const errors: string[] = [];
+    try {
+      const limiter = new TokenBucket({ qps: 10, burst: 1, clock });
+      const rest = new RestClient(kc, { limiter });
+      const r = new EventRecorder({ component: 'c', request: eventRequestFor(rest), onError: (_reason, e) => errors.push(e.message) });
+      await rest.request('GET', '/warm');
+      r.record(ev('a'));
+      r.record(ev('b'));
+      await whenWaiting(limiter, 2);
+      expect(limiter.waitingLow).toBe(2);
+      r.close();
+      await r.drain();
+      expect(limiter.waiting).toBe(0);
+      r.record(ev('c'));
+      await r.drain();
+      await clock.advance(1000);
+      expect(seen).toEqual(['/warm']);
+      expect(errors).toEqual(Array(3).fill('the event recorder was closed'));
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 });
