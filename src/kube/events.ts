@@ -15,6 +15,7 @@
  * needs. The recorder's `close` drops what still waits, so a stopping process does not wait for it.
  */
 import { createHash } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { CoreEvent } from '../core/ports.js';
 import type { RecordedEvent } from '../runtime/store-port.js';
 import type { RestClient } from './rest.js';
@@ -92,7 +93,11 @@ export class EventRecorder {
   private readonly pending = new Set<Promise<void>>();
   private readonly closing = new AbortController();
 
-  constructor(private readonly opts: EventRecorderOptions) {}
+  constructor(private readonly opts: EventRecorderOptions) {
+    // Every write waiting for a token or an answer listens on this one signal: thousands at once in a large
+    // propagation, which is expected, not the listener leak Node warns about past 10.
+    setMaxListeners(0, this.closing.signal);
+  }
 
   record(ev: CoreEvent): void {
     const name = eventName(this.opts.component, ev);
