@@ -752,17 +752,22 @@ function floorOf(phase: string): Floor | undefined {
         why: [
           "template: its claim (the policy's permanent-id label, ClaimPolicyForObject) and its aggregated status",
           'binding: its create (detector), the scheduler\'s placement (spec.clusters: another controller, so not in the create) and one status',
-          'per member: a Work create, one Work status (Applied), the member object create',
-          "beyond it, as Karmada: the scheduler's second status write (observedGeneration of its own placement write), the binding status before and after the Works report, each Work's reflected status",
+          'per member: a Work create, one Work status (Applied with the reflected status, README differs 53), the member object create',
+          "beyond it, as Karmada: the scheduler's second status write (observedGeneration of its own placement write), the binding status before the Works report and after each of them (Works report one by one)",
           "the issue's count (9) leaves out the claim and the placement write; Karmada sends both (PUT and PATCH)",
         ],
       };
     case 'edits-serial':
     case 'edits-inflight':
       return {
-        host: { 'PUT resourcebindings': 1, 'PUT works': 2 },
+        host: { 'PUT resourcebindings': 1, 'PUT works': 2, 'PUT works/status': 2, 'PUT resourcebindings/status': 1 },
         members: { 'PUT deployments': 2 },
-        why: ['binding: the template\'s new resourceVersion (detector)', 'per member: the Work\'s manifest, the member object', 'beyond it, as Karmada: the scheduler\'s observedGeneration, each Work\'s reflected generation, the binding\'s aggregatedStatus (5 status writes)'],
+        why: [
+          'binding: the template\'s new resourceVersion (detector), then its aggregatedStatus with the members\' new generation',
+          'per member: the Work\'s manifest, the member object, the Work\'s reflected status (the member object\'s new generation)',
+          'the status writes count as in the first propagation\'s floor (the issue\'s): they are how the template\'s observedGeneration, and so `kubectl rollout status`, learn that the members took the change',
+          'beyond it, as Karmada: the scheduler\'s observedGeneration of the binding\'s new generation',
+        ],
       };
     case 'member-status':
       return {

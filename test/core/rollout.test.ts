@@ -11,20 +11,13 @@ import { withCoreDefaults } from '../../src/core/ports.js';
 import { parseDocuments } from '../../src/io/documents.js';
 import { formatPlanTable } from '../../src/store/plan-table.js';
 import type { PlanOptions } from '../../src/store/plan.js';
-import { fleet as planFleet, planned } from '../store/plan-fixtures.js';
+import { fleet as planFleet, nginxDeployment, planned } from '../store/plan-fixtures.js';
 
 const MEMBERS = ['member1', 'member2', 'member3'];
 const DEP = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'nginx' };
 const RB_REF = { apiVersion: 'work.karmada.io/v1alpha2', kind: 'ResourceBinding', namespace: 'default', name: 'nginx-deployment' };
 
-function deployment(image: string): KObject {
-  return {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name: 'nginx', namespace: 'default', labels: { app: 'nginx' } },
-    spec: { replicas: 2, selector: { matchLabels: { app: 'nginx' } }, template: { metadata: { labels: { app: 'nginx' } }, spec: { containers: [{ name: 'nginx', image }] } } },
-  };
-}
+const deployment = nginxDeployment;
 
 function policy(rolloutStrategy: Record<string, unknown> | undefined, clusters = MEMBERS, extra: Record<string, unknown> = {}): KObject {
   return {

@@ -1,4 +1,5 @@
 /** Inputs the plan tests share: a pinned time, fleets, Deployments, and a plan that must succeed. */
+import type { KObject } from '../../src/core/object.js';
 import { parseDocuments, type SourceDocument } from '../../src/io/documents.js';
 import { plan, type PlanOptions, type PlanResult } from '../../src/store/plan.js';
 
@@ -37,4 +38,14 @@ export const configMap = (name: string): string => `apiVersion: v1\nkind: Config
 /** A PropagationPolicy in default: its resource selectors and placement as flow YAML. */
 export function propagationPolicy(name: string, selectors: string, placement: string): string {
   return `apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: ${name}, namespace: default}\nspec: {resourceSelectors: ${selectors}, placement: ${placement}}\n`;
+}
+
+/** default/nginx as an object (2 replicas, app=nginx) running `image`: the core tests' template. */
+export function nginxDeployment(image: string): KObject {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'nginx', namespace: 'default', labels: { app: 'nginx' } },
+    spec: { replicas: 2, selector: { matchLabels: { app: 'nginx' } }, template: { metadata: { labels: { app: 'nginx' } }, spec: { containers: [{ name: 'nginx', image }] } } },
+  };
 }

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { ControlPlane } from '../../src/store/control-plane.js';
+import type { KObject } from '../../src/core/object.js';
+import { nginxDeployment } from '../store/plan-fixtures.js';
+
+const MEMBERS = ['member1', 'member2'];
+
+const deployment = nginxDeployment;
+
+const policy: KObject = {
+  apiVersion: 'policy.karmada.io/v1alpha1',
+  kind: 'PropagationPolicy',
+  metadata: { name: 'nginx', namespace: 'default' },
+  spec: { resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'nginx' }], placement: { clusterAffinity: { clusterNames: MEMBERS } } },
+};
+
+/** Every state a Work was stored in, in order: what a watcher of the Works sees. */
+function workStates(cp: ControlPlane): KObject[] {
+  const seen: KObject[] = [];
+  cp.store.watch((ev) => {
+    if (ev.cluster === undefined && ev.object.kind === 'Work' && ev.type !== 'DELETED') seen.push(structuredClone(ev.object));
+  });
+  return seen;
+}
+
+function fleet(): ControlPlane {
+  const cp = new ControlPlane({ start: new Date('2024-01-01T00:00:00Z') });
+  for (const name of MEMBERS) cp.apply({ apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name }, spec: { syncMode: 'Push' } });
+  return cp;
+}
+
+const applied = (w: KObject) => (w.status?.conditions as Array<{ type: string; status: string }> | undefined)?.find((c) => c.type === 'Applied')?.status;
+
+describe("a Work's first report (README differs 53)", () => {
+  it('is one status write: Applied=True comes with the manifest status, and work-status adds nothing', () => {
+    const cp = fleet();
+    const seen = workStates(cp);
+    cp.apply(policy);
+    cp.apply(deployment('nginx:1.25'));
+    cp.settle();
+    for (const member of MEMBERS) {
+      const states = seen.filter((w) => w.metadata.namespace === `karmada-es-${member}`);
+      // created, Dispatching (the execution controller's first look), Applied with manifestStatuses: no state in between
+      const firstApplied = states.findIndex((w) => applied(w) === 'True');
+      expect(firstApplied).toBeGreaterThan(0);
+      const w = states[firstApplied]!;
+      const ms = w.status?.manifestStatuses as Array<{ identifier: { kind: string; name: string }; health: string; status?: Record<string, unknown> }>;
+      expect(ms).toHaveLength(1);
+      expect(ms[0]!.identifier).toMatchObject({ kind: 'Deployment', name: 'nginx' });
+      expect(ms[0]!.health).toBeDefined();
+      // Nothing after it: the work-status controller found its list already written.
+      expect(states.slice(firstApplied + 1)).toEqual([]);
+    }
+    const reasons = cp.store.events().map((e) => e.reason);
+    expect(reasons.filter((r) => r === 'ReflectStatusSucceed')).toHaveLength(MEMBERS.length);
+  });
+
+  it('later changes stay the work-status controller\'s: a member status change is one Work status write', () => {
+    const cp = fleet();
+    cp.apply(policy);
+    cp.apply(deployment('nginx:1.25'));
+    cp.settle();
+    const seen = workStates(cp);
+    const member = cp.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'nginx' }, 'member1')!;
+    cp.store.updateStatus({ ...member, status: { replicas: 1, readyReplicas: 1, availableReplicas: 1, updatedReplicas: 1, observedGeneration: member.metadata.generation } }, 'member1');
+    cp.settle();
+    const states = seen.filter((w) => w.metadata.namespace === 'karmada-es-member1');
+    expect(states).toHaveLength(1);
+    const ms = states[0]!.status?.manifestStatuses as Array<{ status?: Record<string, unknown> }>;
+    expect(ms[0]!.status).toMatchObject({ readyReplicas: 1 });
+  });
+
+  it('an image change reports the new generation in one Work status write per member', () => {
+    const cp = fleet();
+    cp.apply(policy);
+    cp.apply(deployment('nginx:1.25'));
+    cp.settle();
+    const seen = workStates(cp);
+    cp.apply(deployment('nginx:1.26'));
+    cp.settle();
+    for (const member of MEMBERS) {
+      const states = seen.filter((w) => w.metadata.namespace === `karmada-es-${member}`);
+      // the manifest (binding controller), then its reflected status (work-status)
+      expect(states).toHaveLength(2);
+      const gen = cp.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'nginx' }, member)!.metadata.generation;
+      const ms = states[1]!.status?.manifestStatuses as Array<{ status?: Record<string, unknown> }>;
+      expect(ms[0]!.status?.generation).toBe(gen);
+    }
+  });
+});
