@@ -64,6 +64,13 @@ export interface EventRecorderOptions {
    * finds the Event there (409), a read and the patch.
    */
   maxKnown?: number;
+  /**
+   * Event writes queued (for a token) or in flight at once, default 4,096: past it a new series' write is
+   * dropped (reported to onError), as client-go's broadcaster drops events when its queue of 1,000 is full.
+   * Queued writes hold memory while the low lane waits out a large propagation (about 17,000 for 1,000
+   * templates at 40/60 without a bound).
+   */
+  maxPending?: number;
   onError?: (reason: string, err: Error) => void;
 }
 
@@ -121,7 +128,14 @@ export class EventRecorder {
       if (this.series.size >= max) this.forget(this.series.keys().next().value!);
     }
     this.series.set(key, s);
-    if (!s.busy) this.track(this.flush(key, ev, s));
+    if (s.busy) return;
+    if (this.pending.size >= (this.opts.maxPending ?? 4096)) {
+      // Best effort, as every Event: this occurrence is not written; a later repeat writes its own.
+      s.written = s.count;
+      this.opts.onError?.(ev.reason, new Error(`${this.pending.size} Event writes are waiting already; this one was dropped`));
+      return;
+    }
+    this.track(this.flush(key, ev, s));
   }
 
   /** Forgets the series, keeping what the server holds of it (a write in flight keeps it when it ends). */

@@ -6,7 +6,7 @@
  */
 import { goQuote, invalid, json, notSupported, required, scalar, str, type FieldError } from './field-errors.js';
 import { arr, isObj, obj, objs, present, strOf, type Obj } from './json.js';
-import { regexError, subdomainErrors } from './labels.js';
+import { dns1035LabelErrors, dns1123LabelErrors, subdomainErrors } from './labels.js';
 
 /** The operations a rule may name (Karmada's supportedInterpreterOperation, sorted as sets.String lists them). */
 export const WEBHOOK_RULE_OPERATIONS: readonly string[] = [
@@ -23,23 +23,6 @@ export const WEBHOOK_RULE_OPERATIONS: readonly string[] = [
 
 /** The ResourceInterpreterContext versions karmada-lite speaks. */
 export const INTERPRETER_CONTEXT_VERSIONS: readonly string[] = ['v1alpha1'];
-
-const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
-const DNS1035_LABEL_FMT = '[a-z]([-a-z0-9]*[a-z0-9])?';
-const LABEL_MAX = 63;
-const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
-
-function dnsLabelErrors(value: string, fmt: string, message: string, examples: string[]): string[] {
-  const errs: string[] = [];
-  if (bytes(value) > LABEL_MAX) errs.push(`must be no more than ${LABEL_MAX} bytes`);
-  if (!new RegExp(`^${fmt}$`).test(value)) errs.push(regexError(message, fmt, ...examples));
-  return errs;
-}
-
-export const dns1123LabelErrors = (v: string) =>
-  dnsLabelErrors(v, DNS1123_LABEL_FMT, "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", ['my-name', '123-abc']);
-const dns1035LabelErrors = (v: string) =>
-  dnsLabelErrors(v, DNS1035_LABEL_FMT, "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character", ['my-name', 'abc-123']);
 
 /** apimachinery's IsFullyQualifiedDomainName: the first problem only, as it returns early. */
 function fqdnErrors(path: string, raw: string): FieldError[] {

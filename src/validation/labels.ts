@@ -89,3 +89,20 @@ export function jsonPointerError(pointer: string): string | undefined {
   if (pointer === '' || pointer.startsWith('/')) return undefined;
   return 'JSON pointer must be empty or start with a "/"\nJSON pointer error';
 }
+
+/** apimachinery's IsDNS1123Label / IsDNS1035Label: every problem, in its words. */
+const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
+const DNS1035_LABEL_FMT = '[a-z]([-a-z0-9]*[a-z0-9])?';
+const LABEL_MAX = 63;
+
+function dnsLabelErrors(value: string, fmt: string, message: string, examples: string[]): string[] {
+  const errs: string[] = [];
+  if (bytes(value) > LABEL_MAX) errs.push(`must be no more than ${LABEL_MAX} bytes`);
+  if (!new RegExp(`^${fmt}$`).test(value)) errs.push(regexError(message, fmt, ...examples));
+  return errs;
+}
+
+export const dns1123LabelErrors = (v: string) =>
+  dnsLabelErrors(v, DNS1123_LABEL_FMT, "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", ['my-name', '123-abc']);
+export const dns1035LabelErrors = (v: string) =>
+  dnsLabelErrors(v, DNS1035_LABEL_FMT, "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character", ['my-name', 'abc-123']);

@@ -8,7 +8,7 @@
 import { goQuote, invalid, json, notSupported, required, scalar, str, type FieldError } from './field-errors.js';
 import { labelValueErrors, qualifiedNameErrors } from './labels.js';
 import { arr, child, isObj, numOf, obj, objs, present, strMap, strOf, type Obj } from './json.js';
-import { dns1123LabelErrors } from './interpreter-webhook.js';
+import { dns1123LabelErrors } from './labels.js';
 
 const TYPES = ['AllAtOnce', 'Staged'];
 const FAILURE_ACTIONS = ['Pause', 'Continue', 'Rollback'];

@@ -147,6 +147,33 @@ describe('EventRecorder', () => {
     expect([...srv.events.values()][0]).toMatchObject({ count: 10 });
   });
 
+  it('keeps at most maxPending writes waiting: a new series past it is dropped and reported, repeats of a waiting one still fold in', async () => {
+    const srv = fakeServer(true);
+    const errors: string[] = [];
+    const r = new EventRecorder({ component: 'c', request: srv.request, maxPending: 2, onError: (_reason, e) => errors.push(e.message) });
+    r.record(ev('a'));
+    r.record(ev('b'));
+    r.record(ev('c'));
+    r.record(ev('a'));
+    expect(srv.calls.map((c) => c.body && (c.body as { message: string }).message)).toEqual(['a', 'b']);
+    expect(errors).toEqual(['2 Event writes are waiting already; this one was dropped']);
+    while (srv.calls.length < 3) {
+      srv.release();
+      await new Promise((res) => setImmediate(res));
+    }
+    srv.release();
+    await r.drain();
+    // a: created, then its repeat counted; b created; c never written
+    expect([...srv.events.values()].map((e) => [e.message, e.count]).sort()).toEqual([['a', 2], ['b', 1]]);
+    // with room again, a new series is written
+    r.record(ev('d'));
+    srv.release();
+    await new Promise((res) => setImmediate(res));
+    srv.release();
+    await r.drain();
+    expect([...srv.events.values()].map((e) => e.message).sort()).toEqual(['a', 'b', 'd']);
+  });
+
   it('starts a new Event when the counted one is gone, and a forgotten series continues the stored Event', async () => {
     const srv = fakeServer();
     const r = new EventRecorder({ component: 'c', request: srv.request, maxSeries: 1 });
