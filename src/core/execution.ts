@@ -42,7 +42,6 @@ import { errorMessage } from '../json/error.js';
 import type { Cluster, Work } from '../api/generated/types.js';
 import { deepClone, deepEqual, deepEqualExcept } from '../json/value.js';
 import { withMeta, findCondition, isTerminating, parseRefKey, refOf, removeFinalizer, setCondition, type KObject, type ObjectRef } from './object.js';
-import { reflectManifests } from './manifest-status.js';
 import { emptyResult, ReaderNotReadyError, type CoreEvent, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
 
 export const EXECUTION = 'execution';
@@ -107,14 +106,11 @@ export function reconcileWork(ctx: ReconcileContext, key: string): ReconcileResu
   const errors: string[] = [];
   let ok = 0;
   let wrote = false;
-  /** Which manifest each member write is for (the first-Applied status below needs the objects they return). */
-  const writeOf: number[] = [];
-  for (const [i, m] of manifests.entries()) {
+  for (const m of manifests) {
     try {
       const write = applyManifest(ctx, m, clusterName);
       if (write) {
         writes.push(write);
-        writeOf.push(i);
         wrote = true;
       }
       ok++;
@@ -146,36 +142,7 @@ export function reconcileWork(ctx: ReconcileContext, key: string): ReconcileResu
       });
     }
   }
-  if (before?.status === 'True') return { writes: [...writes, ...statusWrite()], events };
-
-  // The first Applied=True carries the manifests' reflected status too, from the objects the member
-  // writes returned (or the member's copy where nothing was written): the work-status controller,
-  // which waits for Applied=True, then finds its list already there and writes nothing.
-  const stored = manifests.map((m) => ctx.reader.get(m, m.metadata?.namespace, m.metadata?.name ?? '', clusterName));
-  const firstApplied = (): { writes: Write[]; events: CoreEvent[] } => {
-    const status: NonNullable<Work['status']> = { ...(w.status ?? {}), conditions };
-    const reflected = reflectManifests(ctx, w, manifests, (i) => stored[i]);
-    // A failing reflect hook is the work-status controller's to report and retry.
-    if (reflected.error) return { writes: [{ op: 'updateStatus', object: { ...w, status } }], events: [] };
-    if (reflected.statuses.length) status.manifestStatuses = reflected.statuses;
-    return { writes: [{ op: 'updateStatus', object: { ...w, status } }], events: reflected.events };
-  };
-  if (!writes.length) {
-    const last = firstApplied();
-    return { writes: last.writes, events: [...events, ...last.events] };
-  }
-  const lastWrite = writes.length - 1;
-  const chained = writes.map((write, k): Write => {
-    if (write.op !== 'create' && write.op !== 'update') return write;
-    return {
-      ...write,
-      then: (written) => {
-        stored[writeOf[k]!] = written;
-        return k === lastWrite ? firstApplied() : { writes: [] };
-      },
-    };
-  });
-  return { writes: chained, events };
+  return { writes: [...writes, ...statusWrite()], events };
 }
 
 /** Creates or updates one member object; undefined when the member already matches. Throws on conflict. */

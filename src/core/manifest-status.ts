@@ -1,8 +1,6 @@
 /**
  * A Work's manifestStatuses: each member object's reflected status and health, as the work-status
- * controller records them. The execution controller computes the same list from the objects its own
- * writes returned when it marks a Work Applied for the first time, so the first report costs one Work
- * status write instead of two (README "Where karmada-lite differs" 53).
+ * controller records them from the member caches.
  */
 import { EventReasonInterpretHealthFailed, EventReasonInterpretHealthSucceed, EventReasonReflectStatusFailed, EventReasonReflectStatusSucceed, WorkStatusControllerName, type Health } from '../api/constants.js';
 import { findBuiltinKind } from '../api/kubernetes-kinds.js';
