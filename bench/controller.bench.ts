@@ -753,7 +753,7 @@ function floorOf(phase: string): Floor | undefined {
           "template: its claim (the policy's permanent-id label, ClaimPolicyForObject) and its aggregated status",
           'binding: its create (detector), the scheduler\'s placement (spec.clusters: another controller, so not in the create) and one status',
           'per member: a Work create, one Work status (Applied), the member object create',
-          "beyond it, as Karmada: the scheduler's second status write (observedGeneration of its own placement write), the binding status before the Works report and after each of them (Works report one by one), each Work's reflected status",
+          "beyond it, as Karmada: the scheduler's second status write (observedGeneration of its own placement write), the binding status before and after the Works report, each Work's reflected status",
           "the issue's count (9) leaves out the claim and the placement write; Karmada sends both (PUT and PATCH)",
         ],
       };

@@ -5,8 +5,6 @@ import { nginxDeployment } from '../store/plan-fixtures.js';
 
 const MEMBERS = ['member1', 'member2'];
 
-const deployment = nginxDeployment;
-
 const policy: KObject = {
   apiVersion: 'policy.karmada.io/v1alpha1',
   kind: 'PropagationPolicy',
@@ -29,6 +27,15 @@ function fleet(): ControlPlane {
   return cp;
 }
 
+/** The fleet with default/nginx running nginx:1.25 on both members, settled. */
+function propagated(): ControlPlane {
+  const cp = fleet();
+  cp.apply(policy);
+  cp.apply(nginxDeployment('nginx:1.25'));
+  cp.settle();
+  return cp;
+}
+
 const applied = (w: KObject) => (w.status?.conditions as Array<{ type: string; status: string }> | undefined)?.find((c) => c.type === 'Applied')?.status;
 
 describe("a Work's reports", () => {
@@ -36,7 +43,7 @@ describe("a Work's reports", () => {
     const cp = fleet();
     const seen = workStates(cp);
     cp.apply(policy);
-    cp.apply(deployment('nginx:1.25'));
+    cp.apply(nginxDeployment('nginx:1.25'));
     cp.settle();
     for (const member of MEMBERS) {
       const states = seen.filter((w) => w.metadata.namespace === `karmada-es-${member}`);
@@ -54,10 +61,7 @@ describe("a Work's reports", () => {
   });
 
   it('a member status change is one Work status write', () => {
-    const cp = fleet();
-    cp.apply(policy);
-    cp.apply(deployment('nginx:1.25'));
-    cp.settle();
+    const cp = propagated();
     const seen = workStates(cp);
     const member = cp.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'nginx' }, 'member1')!;
     cp.store.updateStatus({ ...member, status: { replicas: 1, readyReplicas: 1, availableReplicas: 1, updatedReplicas: 1, observedGeneration: member.metadata.generation } }, 'member1');
@@ -69,12 +73,9 @@ describe("a Work's reports", () => {
   });
 
   it('an image change reports the new generation in one Work status write per member', () => {
-    const cp = fleet();
-    cp.apply(policy);
-    cp.apply(deployment('nginx:1.25'));
-    cp.settle();
+    const cp = propagated();
     const seen = workStates(cp);
-    cp.apply(deployment('nginx:1.26'));
+    cp.apply(nginxDeployment('nginx:1.26'));
     cp.settle();
     for (const member of MEMBERS) {
       const states = seen.filter((w) => w.metadata.namespace === `karmada-es-${member}`);
