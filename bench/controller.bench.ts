@@ -62,7 +62,9 @@ per edit), a member status change (member-status + settle) and a deletion (delet
 request the host and member apiservers served (apiserver_request_total, all verbs, by verb and resource) less
 the bench's own (counted by the bench), per template, beside the floor of that phase (the requests the
 change needs; printed with the reasons). Event writes are shown apart and are not part of the floor. The
-controller's own rest_client_requests_total per apiserver is printed beside it as a cross-check.
+apiservers' own requests (their endpoints reconciler and identity leases, every 10 s) are measured for
+--idle-seconds before the controller starts and subtracted at that rate. The controller's own
+rest_client_requests_total per apiserver is printed beside it as a cross-check.
 
 Options:
   --templates N        templates to create (default 1000)
@@ -73,6 +75,8 @@ Options:
   --duplicated         a Duplicated policy (3 replicas on both members) instead of Divided 2:1
   --first-only         stop after the first propagation (create + settle): the 1,000-template timing runs
   --timeout S          give up a phase after S seconds (default 900)
+  --idle-seconds S     measure the apiservers' own requests for S seconds before the controller starts
+                       (default 30; 0: none are subtracted)
   --reuse              use the environment already running in $KARMADA_LITE_ENV_DIR, fail if there is none
                        (without it: reuse one if it runs, else start one with env.sh start and stop it at the end)
   --keep-env           leave an environment this bench started running
@@ -106,6 +110,7 @@ const { values: flags } = parseArgs({
     'first-only': { type: 'boolean', default: false },
     timeout: { type: 'string', default: '900' },
     reuse: { type: 'boolean', default: false },
+    'idle-seconds': { type: 'string', default: '30' },
     'keep-env': { type: 'boolean', default: false },
     mjs: { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' },
@@ -136,6 +141,7 @@ const INFLIGHT = intFlag('inflight', flags.inflight!, 1);
 const GAP_MS = intFlag('gap-ms', flags['gap-ms']!, 0);
 const CREATE_CONC = intFlag('create-concurrency', flags['create-concurrency']!, 1);
 const TIMEOUT_MS = intFlag('timeout', flags.timeout!, 1) * 1000;
+const IDLE_S = intFlag('idle-seconds', flags['idle-seconds']!, 0);
 const REPLICAS = 3;
 const DUPLICATED = flags.duplicated!;
 const WANT: Record<string, number> = DUPLICATED ? { member1: REPLICAS, member2: REPLICAS } : { member1: 2, member2: 1 };
@@ -243,8 +249,10 @@ interface PhaseResult {
   writesPerS: Record<string, number>;
   benchHostWrites: number;
   writeBreakdown: Record<string, Record<string, number>>;
-  /** The controller's resource requests per apiserver (served less the bench's own), by verb and resource. */
+  /** The controller's resource requests per apiserver (served less the bench's own and the apiserver's own), by verb and resource. */
   requests: Record<string, Record<string, number>>;
+  /** The apiserver's own requests subtracted (its idle rate times the phase's length), per apiserver. */
+  background: Record<string, number>;
   /** The controller's rest_client_requests_total per apiserver over the phase (non-resource requests too). */
   clientRequests: Record<string, number>;
   reconciles: number;
@@ -268,6 +276,8 @@ class Bench {
   private sampler?: NodeJS.Timeout;
   private t0 = performance.now();
   benchHostWrites = 0;
+  /** Each apiserver's own resource requests per second with no controller running, by verb and resource. */
+  private idleRate: Record<string, Counts> = {};
 
   constructor(readonly env: K8sEnv) {
     this.rest = { host: new CountingRestClient(kubeConfigOf(env, 'host')), member1: new CountingRestClient(kubeConfigOf(env, 'member1')), member2: new CountingRestClient(kubeConfigOf(env, 'member2')) };
@@ -301,6 +311,26 @@ class Bench {
     return { t: performance.now(), cpu, requests: Object.fromEntries(CLUSTERS.map((c, i) => [c, requests[i]!])), bench, client: byCluster, reconciles, load: loadAverage() };
   }
 
+  /**
+   * The apiservers' own requests (the `kubernetes` Endpoints reconciler, identity Leases, ...) per second,
+   * from `seconds` with no controller: they come every 10 s whatever the controller does, so a phase's
+   * requests less them at this rate are the controller's.
+   */
+  async measureIdle(seconds: number): Promise<void> {
+    if (seconds <= 0) return;
+    const before = await this.snapshot();
+    await sleep(seconds * 1000);
+    const after = await this.snapshot();
+    const s = (after.t - before.t) / 1000;
+    const seen: string[] = [];
+    for (const c of CLUSTERS) {
+      const own = diffCounts(diffCounts(after.requests[c]!, before.requests[c]!), diffCounts(after.bench[c]!, before.bench[c]!));
+      this.idleRate[c] = new Map([...own].map(([k, v]) => [k, v / s]));
+      seen.push(`${c} ${[...own].map(([k, v]) => `${k} ${v}`).join(', ') || 'none'}`);
+    }
+    log(`the apiservers' own requests over ${s.toFixed(1)} s with no controller: ${seen.join('; ')}`);
+  }
+
   async phase(name: string, fn: () => Promise<Record<string, unknown>>): Promise<PhaseResult> {
     const before = await this.snapshot();
     const benchBefore = this.benchHostWrites;
@@ -315,7 +345,9 @@ class Bench {
     const writesPerS: Record<string, number> = {};
     const writeBreakdown: Record<string, Record<string, number>> = {};
     const requests: Record<string, Record<string, number>> = {};
+    const background: Record<string, number> = {};
     const clientRequests: Record<string, number> = {};
+    const phaseS = (after.t - before.t) / 1000;
     for (const c of CLUSTERS) {
       const served = diffCounts(after.requests[c]!, before.requests[c]!);
       // Writes as before: every write the apiserver served, the bench's included, failures folded in.
@@ -328,7 +360,9 @@ class Bench {
       writes[c] = sumCounts(d);
       writesPerS[c] = writes[c]! / wallS;
       writeBreakdown[c] = Object.fromEntries([...d].sort((a, b) => b[1] - a[1]));
-      const mine = diffCounts(served, diffCounts(after.bench[c]!, before.bench[c]!));
+      const notBench = diffCounts(served, diffCounts(after.bench[c]!, before.bench[c]!));
+      const mine = diffCounts(notBench, new Map([...(this.idleRate[c] ?? [])].map(([k, perS]) => [k, perS * phaseS])));
+      background[c] = sumCounts(notBench) - sumCounts(mine);
       requests[c] = Object.fromEntries([...mine].sort((a, b) => b[1] - a[1]));
       clientRequests[c] = after.client[c]! - before.client[c]!;
     }
@@ -350,6 +384,7 @@ class Bench {
       benchHostWrites: this.benchHostWrites - benchBefore,
       writeBreakdown,
       requests,
+      background,
       clientRequests,
       reconciles: sumCounts(rec),
       reconcileErrors: errors,
@@ -451,6 +486,7 @@ async function run(b: Bench, workDir: string): Promise<void> {
 async function phases(b: Bench, workDir: string, watches: Record<'member1' | 'member2', MemberWatch>, startedAt: string): Promise<void> {
   const { host } = b.rest;
   const members = ['member1', 'member2'] as const;
+  await b.measureIdle(IDLE_S);
   b.ctrl = await startController(b.env, workDir);
   b.startSampling();
   await waitFor(
@@ -752,8 +788,8 @@ function floorOf(phase: string): Floor | undefined {
         why: [
           "template: its claim (the policy's permanent-id label, ClaimPolicyForObject) and its aggregated status",
           'binding: its create (detector), the scheduler\'s placement (spec.clusters: another controller, so not in the create) and one status',
-          'per member: a Work create, one Work status (Applied), the member object create',
-          "beyond it, as Karmada: the scheduler's second status write (observedGeneration of its own placement write), the binding status before and after the Works report, each Work's reflected status",
+          'per member: a Work create, one Work status (Applied, with the reflected status: README differs 53), the member object create',
+          "beyond it, as Karmada: the scheduler's second status write (observedGeneration of its own placement write), the binding status before and after the Works report",
           "the issue's count (9) leaves out the claim and the placement write; Karmada sends both (PUT and PATCH)",
         ],
       };
@@ -804,6 +840,8 @@ function requestReport(b: Bench): string {
     const client = CLUSTERS.map((c) => `${c} ${group.reduce((a, r) => a + (r.clientRequests[c] ?? 0), 0)}`).join(', ');
     out.push('');
     out.push(requestTable(`${group.map((r) => r.phase).join(' + ')}`, units, sum(['host']), sum(['member1', 'member2']), floor));
+    const idle = CLUSTERS.map((c) => `${c} ${(group.reduce((a, r) => a + (r.background[c] ?? 0), 0) / units).toFixed(2)}`).join(', ');
+    out.push(`  the apiservers' own requests subtracted, per unit (their idle rate over the phase's ${group.reduce((a, r) => a + r.wallS, 0).toFixed(0)} s): ${idle}`);
     out.push(`  the controller's own count (rest_client_requests_total, non-resource requests too): ${client}`);
   }
   return out.join('\n');

@@ -42,9 +42,13 @@ import { errorMessage } from '../json/error.js';
 import type { Cluster, Work } from '../api/generated/types.js';
 import { deepClone, deepEqual, deepEqualExcept } from '../json/value.js';
 import { withMeta, findCondition, isTerminating, parseRefKey, refOf, removeFinalizer, setCondition, type KObject, type ObjectRef } from './object.js';
+import { reflectManifests } from './manifest-status.js';
 import { emptyResult, ReaderNotReadyError, type CoreEvent, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
 
 export const EXECUTION = 'execution';
+
+/** A member object's create or update: the writes reconcileWork chains its Work's status to. */
+type MemberWrite = Extract<Write, { op: 'create' | 'update' }>;
 
 export function isClusterReady(cluster: Cluster | undefined): boolean {
   return findCondition(cluster?.status?.conditions ?? [], ClusterConditionReady)?.status === 'True';
@@ -81,7 +85,7 @@ export function reconcileWork(ctx: ReconcileContext, key: string): ReconcileResu
   if (!cluster) return { ...emptyResult(), error: `cluster(${clusterName}) not found: the Work's namespace names no Cluster object` };
 
   const events: CoreEvent[] = [];
-  const writes: Write[] = [];
+  const writes: MemberWrite[] = [];
   const wref = refOf(w);
   let conditions = w.status?.conditions ?? [];
 
@@ -106,11 +110,14 @@ export function reconcileWork(ctx: ReconcileContext, key: string): ReconcileResu
   const errors: string[] = [];
   let ok = 0;
   let wrote = false;
-  for (const m of manifests) {
+  /** Which manifest each member write is for (the first-Applied status below needs the objects they return). */
+  const writeOf: number[] = [];
+  for (const [i, m] of manifests.entries()) {
     try {
       const write = applyManifest(ctx, m, clusterName);
       if (write) {
         writes.push(write);
+        writeOf.push(i);
         wrote = true;
       }
       ok++;
@@ -142,11 +149,33 @@ export function reconcileWork(ctx: ReconcileContext, key: string): ReconcileResu
       });
     }
   }
-  return { writes: [...writes, ...statusWrite()], events };
+  if (before?.status === 'True' || !writes.length) return { writes: [...writes, ...statusWrite()], events };
+
+  // A Work's first Applied=True carries its manifests' reflected status too (README differs 53),
+  // from the objects the member writes returned and the member's copy of the rest: the work-status
+  // controller, which waits for Applied=True, then finds its list there and writes nothing. When the
+  // interpreter cannot answer in the continuation (a webhook or worker-pool call still running),
+  // `orElse` writes Applied alone, as Karmada does, and the work-status controller adds the list.
+  const stored = manifests.map((m) => ctx.reader.get(m, m.metadata?.namespace, m.metadata?.name ?? '', clusterName));
+  const appliedWithStatuses = (): { writes: Write[]; events: CoreEvent[] } => {
+    const status: NonNullable<Work['status']> = { ...(w.status ?? {}), conditions };
+    const reflected = reflectManifests(ctx, w, manifests, (i) => stored[i]);
+    // A failing reflect hook is the work-status controller's to report and retry.
+    if (reflected.error) return { writes: statusWrite(), events: [] };
+    if (reflected.statuses.length) status.manifestStatuses = reflected.statuses;
+    return { writes: [{ op: 'updateStatus', object: { ...w, status } }], events: reflected.events };
+  };
+  const last = writes.length - 1;
+  const chained = writes.map((write, k): MemberWrite => {
+    const i = writeOf[k]!;
+    if (k < last) return { ...write, then: (written) => ((stored[i] = written), { writes: [] }) };
+    return { ...write, then: (written) => ((stored[i] = written), appliedWithStatuses()), orElse: () => ({ writes: statusWrite() }) };
+  });
+  return { writes: chained, events };
 }
 
 /** Creates or updates one member object; undefined when the member already matches. Throws on conflict. */
-function applyManifest(ctx: ReconcileContext, manifest: KObject, cluster: string): Write | undefined {
+function applyManifest(ctx: ReconcileContext, manifest: KObject, cluster: string): MemberWrite | undefined {
   const r = manifestRef(manifest);
   const observed = ctx.reader.get(r, r.namespace, r.name, cluster);
   // The store copies what it is given (or, in the bench, keeps it as the immutable value it is).

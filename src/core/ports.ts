@@ -55,11 +55,14 @@ export interface ObjectReader {
  * A write a reconciler asks for. Updates carry metadata.resourceVersion for optimistic locking.
  * `then` continues with the object as stored (new resourceVersion, generation): Karmada builds a
  * binding from the template its claim update returned, and stamps schedulerObservedGeneration from
- * the binding its spec update returned.
+ * the binding its spec update returned. `orElse` stands in for `then` when `then` asked the
+ * interpreter for answers it has yet to compute (a webhook or worker-pool call, see the runner's
+ * deferrals); it must not ask the interpreter itself. Without it the rest of the reconcile is
+ * dropped and the key retried once the answers are in.
  */
 export type Write = (
-  | { op: 'create'; object: KObject; cluster?: string; then?: Continuation }
-  | { op: 'update'; object: KObject; cluster?: string; then?: Continuation }
+  | { op: 'create'; object: KObject; cluster?: string; then?: Continuation; orElse?: Continuation }
+  | { op: 'update'; object: KObject; cluster?: string; then?: Continuation; orElse?: Continuation }
   | { op: 'updateStatus'; object: KObject; cluster?: string }
   /** Deletion request; `ignoreNotFound` defaults to true (every Karmada delete path tolerates NotFound). */
   | { op: 'delete'; ref: ObjectRef; cluster?: string; ignoreNotFound?: boolean }

@@ -8,10 +8,6 @@ import {
   ClusterResourceBindingStatusControllerName,
   EventReasonAggregateStatusFailed,
   EventReasonAggregateStatusSucceed,
-  EventReasonInterpretHealthFailed,
-  EventReasonInterpretHealthSucceed,
-  EventReasonReflectStatusFailed,
-  EventReasonReflectStatusSucceed,
   FullyAppliedFailedMessage,
   FullyAppliedFailedReason,
   FullyAppliedSuccessMessage,
@@ -19,40 +15,19 @@ import {
   getClusterName,
   ResourceBindingStatusControllerName,
   WorkApplied,
-  WorkStatusControllerName,
-  type Health,
 } from '../api/constants.js';
-import { findBuiltinKind } from '../api/kubernetes-kinds.js';
 import { clusterOfWork, expectedClusters, isClusterBinding, worksOf } from './binding.js';
 import { isClusterReady, manifestsOf } from './execution.js';
 import { bindingType, CLUSTER, WORK, type Binding } from './kinds.js';
 import { errorMessage } from '../json/error.js';
-import type { ResourceBindingStatus, Work } from '../api/generated/types.js';
+import type { ResourceBindingStatus } from '../api/generated/types.js';
 import { deepEqual } from '../json/value.js';
-import { findCondition, groupOf, isTerminating, nsName, parseRefKey, refOf, setCondition, versionOf, type KObject } from './object.js';
+import { findCondition, groupOf, isTerminating, nsName, parseRefKey, refOf, setCondition } from './object.js';
+import { reflectManifests } from './manifest-status.js';
 import { emptyResult, type AggregatedStatusItem, type CoreEvent, type ReconcileContext, type ReconcileResult } from './ports.js';
 
 export const WORK_STATUS = 'work-status';
 export const BINDING_STATUS = 'binding-status';
-
-type ManifestStatus = NonNullable<NonNullable<Work['status']>['manifestStatuses']>[number];
-
-function pluralOf(apiVersion: string, kind: string): string {
-  return findBuiltinKind(apiVersion, kind)?.plural ?? `${kind.toLowerCase()}s`;
-}
-
-/** Health of a member object: Healthy when the kind has no health hook, Unknown when it fails. */
-export function interpretHealth(ctx: ReconcileContext, obj: KObject): { health: Health; error?: string; message?: string } {
-  if (!ctx.interpreter.hookEnabled(obj, 'InterpretHealth')) return { health: 'Healthy' };
-  try {
-    // A health check (`--health-checks`) also says why; extension field healthMessage, README "Health checks".
-    const detail = ctx.interpreter.healthDetail?.(obj);
-    if (detail) return detail;
-    return { health: ctx.interpreter.interpretHealth(obj) ? 'Healthy' : 'Unhealthy' };
-  } catch (e) {
-    return { health: 'Unknown', error: errorMessage(e) };
-  }
-}
 
 export function reconcileWorkStatus(ctx: ReconcileContext, key: string): ReconcileResult {
   const ref = parseRefKey(key);
@@ -66,46 +41,12 @@ export function reconcileWorkStatus(ctx: ReconcileContext, key: string): Reconci
     return { ...emptyResult(), error: errorMessage(e) };
   }
   if (!isClusterReady(ctx.reader.get(CLUSTER, undefined, clusterName))) return { ...emptyResult(), error: `cluster(${clusterName}) not ready` };
-  const events: CoreEvent[] = [];
-  const wref = refOf(w);
   const manifests = manifestsOf(w);
-  let statuses: ManifestStatus[] = w.status?.manifestStatuses ?? [];
-  for (let i = 0; i < manifests.length; i++) {
+  const { statuses, events, error } = reflectManifests(ctx, w, manifests, (i) => {
     const m = manifests[i]!;
-    const observed = ctx.reader.get(m, m.metadata?.namespace, m.metadata?.name ?? '', clusterName);
-    // An object gone from the member leaves the last status in place.
-    if (!observed) continue;
-    let reflected: Record<string, unknown> | undefined;
-    try {
-      reflected = ctx.interpreter.reflectStatus(observed);
-    } catch (e) {
-      events.push({ involvedObject: wref, type: 'Warning', reason: EventReasonReflectStatusFailed, message: `Reflect status for object(${m.kind}/${nsName(m.metadata?.namespace, m.metadata?.name ?? '')}) failed: ${errorMessage(e)}`, source: WorkStatusControllerName });
-      return { writes: [], events, error: errorMessage(e) };
-    }
-    const h = interpretHealth(ctx, observed);
-    if (h.error) events.push({ involvedObject: wref, type: 'Warning', reason: EventReasonInterpretHealthFailed, message: `Interpret health of object(${m.kind}/${nsName(m.metadata?.namespace, m.metadata?.name ?? '')}) failed: ${h.error}`, source: WorkStatusControllerName });
-    const identifier: ManifestStatus['identifier'] = {
-      ordinal: i,
-      group: groupOf(m.apiVersion),
-      version: versionOf(m.apiVersion),
-      kind: m.kind,
-      resource: pluralOf(m.apiVersion, m.kind),
-      name: m.metadata?.name ?? '',
-    };
-    if (m.metadata?.namespace) identifier.namespace = m.metadata.namespace;
-    const item: ManifestStatus = { identifier, health: h.health };
-    if (h.message) item.healthMessage = h.message;
-    if (reflected !== undefined && reflected !== null) item.status = reflected;
-    // Karmada replaces the whole list with the item of the object that changed.
-    const next = [item];
-    if (!deepEqual(next, statuses)) {
-      statuses = next;
-      events.push({ involvedObject: wref, type: 'Normal', reason: EventReasonReflectStatusSucceed, message: `Reflect status for object(${m.kind}/${nsName(m.metadata?.namespace, m.metadata?.name ?? '')}) succeed.`, source: WorkStatusControllerName });
-      if (!h.error && ctx.interpreter.hookEnabled(observed, 'InterpretHealth')) {
-        events.push({ involvedObject: wref, type: 'Normal', reason: EventReasonInterpretHealthSucceed, message: `Interpret health of object(${m.kind}/${nsName(m.metadata?.namespace, m.metadata?.name ?? '')}) as ${h.health}.${h.message ? ` ${h.message}` : ''}`, source: WorkStatusControllerName });
-      }
-    }
-  }
+    return ctx.reader.get(m, m.metadata?.namespace, m.metadata?.name ?? '', clusterName);
+  });
+  if (error) return { writes: [], events, error };
   if (deepEqual(statuses, w.status?.manifestStatuses ?? [])) return { writes: [], events };
   return { writes: [{ op: 'updateStatus', object: { ...w, status: { ...(w.status ?? {}), manifestStatuses: statuses } } }], events };
 }

@@ -396,7 +396,10 @@ export class Runner {
   private afterWrite(w: Write, written: KObject | undefined, pending: Write[], next: number, result: Reconciled): Write[] | undefined {
     this.stats.writes++;
     if (written && (w.op === 'create' || w.op === 'update') && w.then) {
-      const { cont, deferred } = this.continueWith(w.then, written);
+      let { cont, deferred } = this.continueWith(w.then, written);
+      // The fallback answers without the interpreter: the reconcile ends with it and is not retried
+      // (the calls `then` started go on and fill the cache for the next reconcile that asks).
+      if (deferred && w.orElse) ({ cont, deferred } = this.continueWith(w.orElse, written));
       if (deferred) {
         // The writes so far stand; the retry computes the rest again from what is stored then.
         result.deferred = deferred;

@@ -3,7 +3,7 @@
 // discovery, Deployments as Tables or JSON lists, watches, pod logs and exec over WebSocket. It records
 // every request so tests can check what the CLI sent.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -161,6 +161,7 @@ current-context: host
         wss.close();
         server.closeAllConnections();
         server.close(() => resolve());
+        rmSync(dir, { recursive: true, force: true });
       }),
   };
 }

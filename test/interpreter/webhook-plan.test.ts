@@ -2,51 +2,27 @@
 // a ResourceInterpreterWebhookConfiguration in the input whose URL answers on loopback (HTTPS, a generated CA)
 // gives a custom kind its replicas and their revision per member; an unreachable hook is a failure of that
 // template's reconcile, reported with Karmada's text, and the other templates are planned as usual.
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:https';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { createServer } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDocuments } from '../../src/io/documents.js';
 import { plan, planWithWebhooks } from '../../src/store/plan.js';
 import { AT, configMap, fleet, propagationPolicy } from '../store/plan-fixtures.js';
-import { makePki } from '../webhook/certs.js';
+import { startLoopbackWebhook, type LoopbackWebhook } from './loopback-webhook.js';
 
-let server: Server;
-let port = 0;
-let caBundle = '';
-const operations: string[] = [];
+let hook: LoopbackWebhook;
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'riwc-plan-'));
-  const pki = makePki(dir);
-  pki.issue(join(dir, 'tls.crt'), join(dir, 'tls.key'), 'interpreter-webhook');
-  caBundle = pki.ca.toString('base64');
-  server = createServer({ cert: readFileSync(join(dir, 'tls.crt')), key: readFileSync(join(dir, 'tls.key')) }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const r = JSON.parse(Buffer.concat(chunks).toString('utf8')).request;
-      operations.push(r.operation);
-      const base = { uid: r.uid, successful: true, status: { code: 200 } };
-      const response =
-        r.operation === 'InterpretReplica'
-          ? { ...base, replicas: r.object.spec.replicas }
-          : r.operation === 'ReviseReplica'
-            ? { ...base, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify([{ op: 'replace', path: '/spec/replicas', value: r.replicas }])).toString('base64') }
-            : { ...base, healthy: true, rawStatus: {}, dependencies: [] };
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ response }));
-    });
+  hook = await startLoopbackWebhook((r) => {
+    const base = { successful: true, status: { code: 200 } };
+    return r.operation === 'InterpretReplica'
+      ? { ...base, replicas: r.object.spec.replicas }
+      : r.operation === 'ReviseReplica'
+        ? { ...base, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify([{ op: 'replace', path: '/spec/replicas', value: r.replicas }])).toString('base64') }
+        : { ...base, healthy: true, rawStatus: {}, dependencies: [] };
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  port = (server.address() as { port: number }).port;
 });
 
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise<void>((r) => server.close(() => r()));
-});
+afterAll(() => hook.close());
 
 const input = (url: string) => [
   ...fleet(['member1', 'member2']),
@@ -58,7 +34,7 @@ metadata: {name: examples}
 webhooks:
 - name: workloads.example.com
   rules: [{operations: ["InterpretReplica", "ReviseReplica"], apiGroups: [workload.example.io], apiVersions: [v1alpha1], kinds: [Workload]}]
-  clientConfig: {url: "${url}", caBundle: ${caBundle}}
+  clientConfig: {url: "${url}", caBundle: ${hook.caBundle}}
   interpreterContextVersions: [v1alpha1]
   timeoutSeconds: 3
 `,
@@ -80,16 +56,16 @@ const replicasOn = (r: { works: Array<{ cluster: string; manifest?: { kind?: str
 
 describe('plan with interpreter webhooks', () => {
   it('the webhook answers InterpretReplica and revises each member\'s replicas', async () => {
-    const out = await planWithWebhooks(input(`https://127.0.0.1:${port}/interpreter-workload`), { at: AT });
+    const out = await planWithWebhooks(input(`${hook.base}/interpreter-workload`), { at: AT });
     if (!out.ok) throw new Error(out.problems.join('\n'));
     expect(out.result.failures).toEqual([]);
     const rb = out.result.bindings.find((b) => b.metadata.name === 'wl-workload')!;
     expect((rb.spec as { replicas?: number }).replicas).toBe(6);
     expect(replicasOn(out.result)).toEqual({ member1: 4, member2: 2 });
-    expect(operations).toContain('InterpretReplica');
-    expect(operations).toContain('ReviseReplica');
+    expect(hook.operations).toContain('InterpretReplica');
+    expect(hook.operations).toContain('ReviseReplica');
     // The synchronous plan does not call webhooks: the kind has no replicas there.
-    const sync = plan(input(`https://127.0.0.1:${port}/interpreter-workload`), { at: AT });
+    const sync = plan(input(`${hook.base}/interpreter-workload`), { at: AT });
     expect(sync.ok && (sync.result.bindings.find((b) => b.metadata.name === 'wl-workload')!.spec as { replicas?: number }).replicas).toBeFalsy();
   });
 
