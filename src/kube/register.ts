@@ -264,6 +264,15 @@ export function leaseObjects(p: RegisterPlan, clusterUid: string | undefined): K
   ];
 }
 
+/**
+ * What register writes on the host for a cluster, but the namespaces and the Cluster: the agent's
+ * ServiceAccount and RBAC, and the Leases. A garbage collector follows the Cluster's ownership of the
+ * Leases only; whoever undoes a registration deletes the rest (the suites that register do).
+ */
+export function registeredHostObjects(p: RegisterPlan): KObject[] {
+  return [...hostRbacObjects(p).filter((o) => !(o.apiVersion === 'v1' && o.kind === 'Namespace')), ...leaseObjects(p, undefined)];
+}
+
 /** The member side, as Karmada's register makes it, but for the Secret (memberKubeconfigSecret). */
 export function memberObjects(p: RegisterPlan): KObject[] {
   return [...memberSetupObjects(p), agentDeployment(p)];

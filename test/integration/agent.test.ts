@@ -8,9 +8,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, type RestClient } from '../../src/kube/rest.js';
 import { cluster, waitFor, type ClusterName } from './env.js';
-import { binary, createDeploymentWithPolicy, diagnose, freePort, get, MemberProxy, prepareHost, rest, startController, stopController, type Proc } from './harness.js';
+import { binary, createDeploymentWithPolicy, diagnose, edit, evenSplitWithFailover, freePort, get, MemberProxy, prepareHost, type Proc, removeRegistered, rest, startController, stopController } from './harness.js';
 import { scaled } from '../time-scale.js';
 
 const NS = `agent-e2e-${Date.now().toString(36)}`;
@@ -37,20 +36,6 @@ async function createWorkload(name: string, extra: Record<string, unknown> = {})
 }
 
 /** Read-modify-write with the resourceVersion; a 409 reads again. */
-async function edit(c: RestClient, p: string, change: (o: any) => void, subresource = ''): Promise<void> {
-  for (;;) {
-    const o = await get(c, p);
-    if (!o) throw new Error(`${p} does not exist`);
-    change(o);
-    try {
-      await c.request('PUT', p + subresource, { body: o });
-      return;
-    } catch (e) {
-      if (!(e instanceof ApiError && e.code === 409)) throw e;
-    }
-  }
-}
-
 async function workOf(name: string, ns: string): Promise<any> {
   const items = (await host.request('GET', `/apis/work.karmada.io/v1alpha1/namespaces/${ns}/works`)).items as any[];
   return items.find((w) => w.metadata.annotations?.['resourcebinding.karmada.io/namespace'] === NS && w.metadata.annotations?.['resourcebinding.karmada.io/name'] === `${name}-deployment`);
@@ -168,19 +153,7 @@ describe('karmada-lite agent (Pull mode) end to end', () => {
     const agentCode = await stopController(agent);
     if (agent && agentCode !== 0) console.error(agent.logs.slice(-50).join('\n'));
     // what register made (no garbage collector runs here to follow the Cluster's ownership)
-    for (const p of [
-      leasePath,
-      electionPath,
-      `/apis/rbac.authorization.k8s.io/v1/clusterroles/system:karmada:${PULL}:agent`,
-      `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/system:karmada:${PULL}:agent`,
-      `/api/v1/namespaces/karmada-cluster/serviceaccounts/karmada-agent-${PULL}`,
-      `/apis/rbac.authorization.k8s.io/v1/namespaces/karmada-cluster/roles/system:karmada:${PULL}:agent-lease`,
-      `/apis/rbac.authorization.k8s.io/v1/namespaces/karmada-cluster/rolebindings/system:karmada:${PULL}:agent-lease`,
-      `/apis/rbac.authorization.k8s.io/v1/namespaces/karmada-system/roles/system:karmada:${PULL}:agent-leader-election`,
-      `/apis/rbac.authorization.k8s.io/v1/namespaces/karmada-system/rolebindings/system:karmada:${PULL}:agent-leader-election`,
-      `/apis/rbac.authorization.k8s.io/v1/namespaces/${ES}/roles/system:karmada:${PULL}:agent-work`,
-      `/apis/rbac.authorization.k8s.io/v1/namespaces/${ES}/rolebindings/system:karmada:${PULL}:agent-work`,
-    ]) await host.request('DELETE', p).catch(() => undefined);
+    await removeRegistered(host, PULL);
     const code = await stopController(ctrl);
     if (ctrl && code !== 0) console.error(ctrl.logs.slice(-50).join('\n'));
     await proxy?.down();
@@ -308,17 +281,7 @@ describe('karmada-lite agent (Pull mode) end to end', () => {
     try {
       // The shape pull-cluster.test.ts fails over: Divided 1:1, failover.cluster Gracefully.
       created.push('web');
-      await createDeploymentWithPolicy(NS, 'web', 4, {
-        failover: { cluster: { purgeMode: 'Gracefully' } },
-        placement: {
-          clusterAffinity: { clusterNames: ['member1', PULL] },
-          replicaScheduling: {
-            replicaSchedulingType: 'Divided',
-            replicaDivisionPreference: 'Weighted',
-            weightPreference: { staticWeightList: [{ targetCluster: { clusterNames: ['member1'] }, weight: 1 }, { targetCluster: { clusterNames: [PULL] }, weight: 1 }] },
-          },
-        },
-      });
+      await createDeploymentWithPolicy(NS, 'web', 4, evenSplitWithFailover('member1', PULL));
       const replicasOn = async (m: ClusterName) => (await get(member(m), deployPath('web')))?.spec?.replicas as number | undefined;
       for (const m of ['member1', 'member2'] as const) await waitFor(`2 replicas of web on ${m}`, async () => ((await replicasOn(m)) === 2 ? true : undefined));
       const copy0 = await get(member('member2'), deployPath('web'));

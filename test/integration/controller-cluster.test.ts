@@ -11,7 +11,7 @@ import { parseAllDocuments } from 'yaml';
 import { ApiError } from '../../src/kube/rest.js';
 import { makePki } from '../webhook/certs.js';
 import { cluster, repoRoot, waitFor } from './env.js';
-import { binary, freePort, get, ignoreConflict, MemberProxy, prepareHost, rest, startController, stopController, type Proc } from './harness.js';
+import { binary, evenSplitWithFailover, freePort, get, ignoreConflict, MemberProxy, prepareHost, rest, startController, stopController, type Proc } from './harness.js';
 import { scaled } from '../time-scale.js';
 
 const NS = `cluster-e2e-${Date.now().toString(36)}`;
@@ -89,15 +89,7 @@ describe('karmada-lite controller: cluster failover and --with-webhook', () => {
         metadata: { name: 'web', namespace: NS },
         spec: {
           resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }],
-          failover: { cluster: { purgeMode: 'Gracefully' } },
-          placement: {
-            clusterAffinity: { clusterNames: ['member1', 'member3'] },
-            replicaScheduling: {
-              replicaSchedulingType: 'Divided',
-              replicaDivisionPreference: 'Weighted',
-              weightPreference: { staticWeightList: [{ targetCluster: { clusterNames: ['member1'] }, weight: 1 }, { targetCluster: { clusterNames: ['member3'] }, weight: 1 }] },
-            },
-          },
+          ...evenSplitWithFailover('member1', 'member3'),
         },
       },
     });

@@ -1,8 +1,7 @@
 // End to end: dispatch suspension by the real binary against the host, member1 and member2 apiservers.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, type RestClient } from '../../src/kube/rest.js';
 import { waitFor, type ClusterName } from './env.js';
-import { diagnose, get, prepareHost, removeDeployments, rest, startController, stopController, type Proc } from './harness.js';
+import { diagnose, edit, get, prepareHost, type Proc, removeDeployments, rest, startController, stopController } from './harness.js';
 
 const NS = `suspension-e2e-${Date.now().toString(36)}`;
 const MEMBERS = ['member1', 'member2'] as const;
@@ -41,20 +40,6 @@ async function createWorkload(name: string): Promise<void> {
 }
 
 /** Read-modify-write with the resourceVersion; a 409 (the controller wrote meanwhile) reads again. */
-async function edit(c: RestClient, p: string, change: (o: any) => void): Promise<void> {
-  for (;;) {
-    const o = await get(c, p);
-    if (!o) throw new Error(`${p} does not exist`);
-    change(o);
-    try {
-      await c.request('PUT', p, { body: o });
-      return;
-    } catch (e) {
-      if (!(e instanceof ApiError && e.code === 409)) throw e;
-    }
-  }
-}
-
 const suspend = (name: string, suspension: Record<string, unknown> | undefined) =>
   edit(host, ppPath(name), (pp) => {
     if (suspension) pp.spec.suspension = suspension;

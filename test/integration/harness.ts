@@ -4,12 +4,35 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import path from 'node:path';
-import { RestClient } from '../../src/kube/rest.js';
+import { ApiError, RestClient } from '../../src/kube/rest.js';
 import { cluster, k8sEnv, kubeConfig, repoRoot, waitFor, type ClusterName } from './env.js';
 import { freePort, get, ignoreConflict, installCrds, registerMembers as registerEnvMembers } from './k8s-env.js';
 import { newestBundleInput } from '../../scripts/bundle-inputs.mjs';
+import { DefaultAgentImage, DefaultAgentNamespace, DefaultClusterNamespace, registeredHostObjects } from '../../src/kube/register.js';
 
 export { freePort, get, ignoreConflict, installCrds };
+
+/** Deletes what `karmada-lite register --cluster-name NAME` wrote on the host (default namespaces), but the namespaces and the Cluster. */
+export async function removeRegistered(host: RestClient, clusterName: string): Promise<void> {
+  const plan = { clusterName, clusterNamespace: DefaultClusterNamespace, agentNamespace: DefaultAgentNamespace, image: DefaultAgentImage, replicas: 1 };
+  for (const o of registeredHostObjects(plan)) {
+    await host.request('DELETE', await host.pathFor(o.apiVersion, o.kind, o.metadata.namespace, o.metadata.name)).catch(() => undefined);
+  }
+}
+
+/** Read-modify-write of the object at `p` (PUT to `p + subresource`), again on a 409; returns what was stored. */
+export async function edit(c: RestClient, p: string, change: (o: any) => void, subresource = ''): Promise<any> {
+  for (;;) {
+    const o = await get(c, p);
+    if (!o) throw new Error(`${p} does not exist`);
+    change(o);
+    try {
+      return await c.request('PUT', p + subresource, { body: o });
+    } catch (e) {
+      if (!(e instanceof ApiError && e.code === 409)) throw e;
+    }
+  }
+}
 
 // A private output directory lets concurrent checkouts or sessions build without replacing each other's binary.
 export const distDir = process.env.KARMADA_LITE_DIST ? path.resolve(process.env.KARMADA_LITE_DIST) : path.join(repoRoot, 'dist');
@@ -145,6 +168,19 @@ export class MemberProxy {
   }
 }
 
+
+/** The policy spec the failover suites share (besides resourceSelectors): Divided 1:1 over two clusters, failover.cluster Gracefully. */
+export const evenSplitWithFailover = (a: string, b: string) => ({
+  failover: { cluster: { purgeMode: 'Gracefully' } },
+  placement: {
+    clusterAffinity: { clusterNames: [a, b] },
+    replicaScheduling: {
+      replicaSchedulingType: 'Divided',
+      replicaDivisionPreference: 'Weighted',
+      weightPreference: { staticWeightList: [{ targetCluster: { clusterNames: [a] }, weight: 1 }, { targetCluster: { clusterNames: [b] }, weight: 1 }] },
+    },
+  },
+});
 
 /**
  * A Deployment labelled app=<name> and its same-named PropagationPolicy selecting it, with the given policy

@@ -11,7 +11,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, RestClient } from '../../src/kube/rest.js';
 import { cluster, waitFor } from './env.js';
-import { binary, freePort, get, prepareHost, removeDeployments, rest, startController, stopController, type Proc } from './harness.js';
+import { binary, evenSplitWithFailover, freePort, get, prepareHost, removeDeployments, removeRegistered, rest, startController, stopController, type Proc } from './harness.js';
 import { scaled } from '../time-scale.js';
 
 const NS = `pull-e2e-${Date.now().toString(36)}`;
@@ -139,19 +139,9 @@ describe('Pull clusters on the control plane: register, the heartbeat, failover'
       await host.request('PUT', p, { body: { ...w, metadata: { ...w.metadata, finalizers: [] } } }).catch(() => undefined);
       await host.request('DELETE', p).catch(() => undefined);
     }
-    for (const p of [
-      `/apis/rbac.authorization.k8s.io/v1/clusterroles/system:karmada:${NAME}:agent`,
-      `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/system:karmada:${NAME}:agent`,
-      `/api/v1/namespaces/karmada-cluster/serviceaccounts/karmada-agent-${NAME}`,
-      `/apis/rbac.authorization.k8s.io/v1/namespaces/karmada-cluster/roles/system:karmada:${NAME}:agent-lease`,
-      `/apis/rbac.authorization.k8s.io/v1/namespaces/karmada-cluster/rolebindings/system:karmada:${NAME}:agent-lease`,
-      `/apis/rbac.authorization.k8s.io/v1/namespaces/karmada-system/roles/system:karmada:${NAME}:agent-leader-election`,
-      `/apis/rbac.authorization.k8s.io/v1/namespaces/karmada-system/rolebindings/system:karmada:${NAME}:agent-leader-election`,
-      // Not the namespace karmada-es-edge1: no namespace controller runs here, it would stay Terminating.
-      // No garbage collector runs here: the Leases the Cluster owned stay.
-      LEASE,
-      `/apis/coordination.k8s.io/v1/namespaces/karmada-system/leases/karmada-agent-${NAME}`,
-    ]) await host.request('DELETE', p).catch(() => undefined);
+    // Not the namespace karmada-es-edge1: no namespace controller runs here, it would stay Terminating.
+    // No garbage collector runs here: the Leases the Cluster owned stay, so they go with the rest.
+    await removeRegistered(host, NAME);
     const code = await stopController(ctrl);
     if (ctrl && code !== 0) console.error(ctrl.logs.slice(-50).join('\n'));
     agent?.close();
@@ -216,15 +206,7 @@ describe('Pull clusters on the control plane: register, the heartbeat, failover'
         metadata: { name: 'web', namespace: NS },
         spec: {
           resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }],
-          failover: { cluster: { purgeMode: 'Gracefully' } },
-          placement: {
-            clusterAffinity: { clusterNames: ['member1', NAME] },
-            replicaScheduling: {
-              replicaSchedulingType: 'Divided',
-              replicaDivisionPreference: 'Weighted',
-              weightPreference: { staticWeightList: [{ targetCluster: { clusterNames: ['member1'] }, weight: 1 }, { targetCluster: { clusterNames: [NAME] }, weight: 1 }] },
-            },
-          },
+          ...evenSplitWithFailover('member1', NAME),
         },
       },
     });

@@ -5,9 +5,9 @@
 // member2. No kube-controller-manager runs, so the tests write the member Deployments' status themselves:
 // that is what the built-in health interpreter reads, and what the stage gates wait for.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, type RestClient } from '../../src/kube/rest.js';
+import type { RestClient } from '../../src/kube/rest.js';
 import { waitFor, type ClusterName } from './env.js';
-import { createDeploymentWithPolicy, diagnose, get, prepareHost, removeDeployments, rest, startController, stopController, type Proc } from './harness.js';
+import { createDeploymentWithPolicy, diagnose, edit, get, prepareHost, type Proc, removeDeployments, rest, startController, stopController } from './harness.js';
 
 const NS = `rollout-e2e-${Date.now().toString(36)}`;
 const MEMBERS = ['member1', 'member2'] as const;
@@ -24,19 +24,6 @@ const rbPath = (name: string) => `/apis/work.karmada.io/v1alpha2/namespaces/${NS
 const created: string[] = [];
 
 /** Read-modify-write with the resourceVersion; a 409 (the controller wrote meanwhile) reads again. */
-async function edit(c: RestClient, p: string, change: (o: any) => void): Promise<any> {
-  for (;;) {
-    const o = await get(c, p);
-    if (!o) throw new Error(`${p} does not exist`);
-    change(o);
-    try {
-      return await c.request('PUT', p, { body: o });
-    } catch (e) {
-      if (!(e instanceof ApiError && e.code === 409)) throw e;
-    }
-  }
-}
-
 /** A Deployment on both members through a staged policy: canary (member1), an empty stage, rest (member2). */
 async function createWorkload(name: string, gate: Record<string, unknown>): Promise<void> {
   created.push(name);

@@ -2,12 +2,13 @@ import type { Command } from 'commander';
 import { errorMessage } from '../../json/error.js';
 import { createLogger, isLevel, isLogFormat, logFormatError } from '../../runtime/log.js';
 import { addClientLimitFlags, clientLimitsFromFlags, type ClientLimitFlags } from '../client-flags.js';
+import { addComponentFlags, componentOptionsFromFlags, type ComponentFlags } from '../component-flags.js';
 import { addInterpreterLibraryFlags, interpreterLibrariesFromFlags, parseDuration, type InterpreterLibraryFlags } from '../core-flags.js';
 import { loadKubeConfig } from '../kubeconfig.js';
 import { serveUntilSignal } from '../serve.js';
 import { logLevelFor } from '../verbosity.js';
 
-interface AgentFlags extends InterpreterLibraryFlags, ClientLimitFlags {
+interface AgentFlags extends InterpreterLibraryFlags, ClientLimitFlags, ComponentFlags {
   karmadaKubeconfig?: string;
   karmadaContext?: string;
   clusterName?: string;
@@ -24,13 +25,7 @@ interface AgentFlags extends InterpreterLibraryFlags, ClientLimitFlags {
   clusterLeaseRenewIntervalFraction: string;
   leaderElect: boolean | string;
   leaderElectResourceNamespace: string;
-  leaderElectLeaseDuration: string;
-  leaderElectRetryPeriod: string;
-  leaderElectIdentity?: string;
   concurrentWorkSyncs: string;
-  metricsPort: string;
-  bindAddress: string;
-  interpreterWorkers: string;
   logLevel: string;
   logFormat?: string;
 }
@@ -65,10 +60,12 @@ function wholeNumber(flag: string, v: string, min: number, max: number): number 
 
 export function registerAgent(program: Command): void {
   addClientLimitFlags(
-    addInterpreterLibraryFlags(
-      program
-        .command('agent')
-        .description('Run inside a member cluster in Pull mode: register it with the Karmada control plane, apply the Works of its execution namespace, report their status and the cluster\'s.'),
+    addComponentFlags(
+      addInterpreterLibraryFlags(
+        program
+          .command('agent')
+          .description('Run inside a member cluster in Pull mode: register it with the Karmada control plane, apply the Works of its execution namespace, report their status and the cluster\'s.'),
+      ),
     ),
   )
     .option('--karmada-kubeconfig <path>', 'kubeconfig of the Karmada control plane (the host apiserver) the agent reaches out to (required)')
@@ -87,13 +84,7 @@ export function registerAgent(program: Command): void {
     .option('--cluster-lease-renew-interval-fraction <f>', 'the Lease is renewed every --cluster-lease-duration times this fraction', '0.25')
     .option('--leader-elect [bool]', 'elect a leader among the agent\'s replicas through Lease <ns>/karmada-agent-<cluster> on the control plane; --leader-elect=false: act at once', true)
     .option('--leader-elect-resource-namespace <ns>', 'namespace of the leader election Lease on the control plane', 'karmada-system')
-    .option('--leader-elect-lease-duration <duration>', 'how long a standby waits after the last renewal before taking over', '15s')
-    .option('--leader-elect-retry-period <duration>', 'how often the leader renews and standbys retry', '2s')
-    .option('--leader-elect-identity <id>', 'this replica\'s identity in the Lease (default: hostname_pid)')
     .option('--concurrent-work-syncs <n>', 'Works applied (and their status reported) at once', '5')
-    .option('--metrics-port <port>', 'port of /metrics, /healthz and /readyz', '8080')
-    .option('--bind-address <address>', 'address of the metrics and probe server', '0.0.0.0')
-    .option('--interpreter-workers <n>', 'worker threads that run the Lua scripts of user ResourceInterpreterCustomizations; 0 runs them in-process', '2')
     .option('--log-level <level>', 'debug, info, warn or error', 'info')
     .option('--log-format <format>', 'json or text (default: text when standard error is a terminal, else json)')
     .addHelpText(
@@ -148,8 +139,7 @@ Examples:
         if (!flags.karmadaKubeconfig) throw new Error('--karmada-kubeconfig is required: the kubeconfig of the Karmada control plane the agent registers with');
         const { existsSync } = await import('node:fs');
         if (!existsSync(flags.karmadaKubeconfig)) throw new Error(`--karmada-kubeconfig ${flags.karmadaKubeconfig}: no such file; give the path of the control plane's kubeconfig`);
-        const port = wholeNumber('--metrics-port', flags.metricsPort, 0, 65535);
-        const interpreterWorkers = wholeNumber('--interpreter-workers', flags.interpreterWorkers, 0, 64);
+        const component = componentOptionsFromFlags(flags);
         const workSyncs = wholeNumber('--concurrent-work-syncs', flags.concurrentWorkSyncs, 1, 1000);
         const renewFraction = fraction(flags.clusterLeaseRenewIntervalFraction);
         const leaseDurationMs = parseDuration('--cluster-lease-duration', flags.clusterLeaseDuration);
@@ -186,11 +176,7 @@ Examples:
           clusterLeaseRenewIntervalFraction: renewFraction,
           leaderElect,
           leaseNamespace: flags.leaderElectResourceNamespace,
-          leaseDurationSeconds: parseDuration('--leader-elect-lease-duration', flags.leaderElectLeaseDuration) / 1000,
-          retryPeriodMs: parseDuration('--leader-elect-retry-period', flags.leaderElectRetryPeriod),
-          identity: flags.leaderElectIdentity,
-          metricsPort: port,
-          bindAddress: flags.bindAddress,
+          ...component,
           // The controller's defaults (controller --rate-limiter-*).
           baseDelayMs: 5,
           maxDelayMs: 1_000_000,
@@ -198,7 +184,6 @@ Examples:
           bucketSize: 100,
           concurrency: { execution: workSyncs, 'work-status': workSyncs },
           clientLimits,
-          interpreterWorkers,
           interpreterLibraries,
         });
         await agent.start();

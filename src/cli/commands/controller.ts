@@ -1,4 +1,5 @@
 import { addClientLimitFlags, clientLimitsFromFlags, type ClientLimitFlags } from '../client-flags.js';
+import { addComponentFlags, componentOptionsFromFlags, type ComponentFlags } from '../component-flags.js';
 import type { Command } from 'commander';
 import { addCoreFlags, addInterpreterLibraryFlags, coreOptionsFromFlags, interpreterLibrariesFromFlags, parseDuration, type CoreFlags, type InterpreterLibraryFlags } from '../core-flags.js';
 import { createLogger, isLevel, isLogFormat, logFormatError } from '../../runtime/log.js';
@@ -7,24 +8,18 @@ import { loadKubeConfig } from '../kubeconfig.js';
 import { logLevelFor } from '../verbosity.js';
 import { errorMessage } from '../../json/error.js';
 
-interface ControllerFlags extends CoreFlags, InterpreterLibraryFlags, ClientLimitFlags {
+interface ControllerFlags extends CoreFlags, InterpreterLibraryFlags, ClientLimitFlags, ComponentFlags {
   kubeconfig?: string;
   context?: string;
   controllers: string;
   leaderElect: boolean;
   leaderElectResourceNamespace: string;
   leaderElectResourceName: string;
-  leaderElectLeaseDuration: string;
-  leaderElectRetryPeriod: string;
-  leaderElectIdentity?: string;
-  metricsPort: string;
-  bindAddress: string;
   rateLimiterBaseDelay: string;
   rateLimiterMaxDelay: string;
   rateLimiterQps: string;
   rateLimiterBucketSize: string;
   concurrentSyncs?: string;
-  interpreterWorkers: string;
   interpreterWebhookMemo: boolean;
   clusterProbeInterval: string;
   clusterMonitorGracePeriod: string;
@@ -138,11 +133,13 @@ function pullHealthFromFlags(flags: ControllerFlags): { clusterMonitorGracePerio
 
 export function registerController(program: Command): void {
   addClientLimitFlags(
-    addCoreFlags(
-      addInterpreterLibraryFlags(
-        program
-          .command('controller')
-          .description('Run the reconcile core against a Kubernetes control plane (the host) and push Works to member clusters.'),
+    addComponentFlags(
+      addCoreFlags(
+        addInterpreterLibraryFlags(
+          program
+            .command('controller')
+            .description('Run the reconcile core against a Kubernetes control plane (the host) and push Works to member clusters.'),
+        ),
       ),
     ),
   )
@@ -151,17 +148,11 @@ export function registerController(program: Command): void {
     .option('--leader-elect', 'elect a leader through a coordination.k8s.io Lease; standbys wait', false)
     .option('--leader-elect-resource-namespace <ns>', 'namespace of the Lease', 'karmada-system')
     .option('--leader-elect-resource-name <name>', 'name of the Lease', 'karmada-lite-controller')
-    .option('--leader-elect-lease-duration <duration>', 'how long a standby waits after the last renewal before taking over', '15s')
-    .option('--leader-elect-retry-period <duration>', 'how often the leader renews and standbys retry', '2s')
-    .option('--leader-elect-identity <id>', 'this replica\'s identity in the Lease (default: hostname_pid)')
-    .option('--metrics-port <port>', 'port of /metrics, /healthz and /readyz', '8080')
-    .option('--bind-address <address>', 'address of the metrics and probe server', '0.0.0.0')
     .option('--rate-limiter-base-delay <duration>', 'first retry delay of a failed key', '5ms')
     .option('--rate-limiter-max-delay <duration>', 'longest retry delay of a failed key', '1000s')
     .option('--rate-limiter-qps <n>', 'overall retry rate of each controller queue, per second', '10')
     .option('--rate-limiter-bucket-size <n>', 'burst of the overall retry rate', '100')
     .option('--concurrent-syncs <list>', 'keys reconciled at once per controller, as name=n pairs (e.g. "execution=5,work-status=5"); Karmada\'s --concurrent-*-syncs; default 1 each')
-    .option('--interpreter-workers <n>', 'worker threads that run the Lua scripts of user ResourceInterpreterCustomizations, off the event loop; 0 runs them in-process', '2')
     .option('--interpreter-webhook-memo', 'remember the successful answers of interpreter webhooks (ResourceInterpreterWebhookConfiguration) by hook, operation and object; off: every answer is asked for afresh, as a webhook is not known to be pure', false)
     .option('--cluster-probe-interval <duration>', 'how often each member is probed (/readyz, and a namespaces list with its own credentials); two failures in a row make a ready cluster not ready', '10s')
     .option('--cluster-monitor-grace-period <duration>', 'how long a Pull cluster\'s agent may stay silent (no Lease renewal in karmada-cluster, no Ready change) before its Ready condition turns Unknown', '40s')
@@ -291,16 +282,13 @@ Examples:
       let aggregated: { stop(): Promise<void> } | undefined;
       let dashboard: import('../../dashboard/dashboard.js').Dashboard | undefined;
       try {
-        const port = Number(flags.metricsPort);
-        if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--metrics-port must be a port number, got ${flags.metricsPort}`);
+        const component = componentOptionsFromFlags(flags);
         // client-node is loaded only here: it costs every other CLI command startup time.
         const qps = Number(flags.rateLimiterQps);
         const bucketSize = Number(flags.rateLimiterBucketSize);
         if (!(qps > 0)) throw new Error(`--rate-limiter-qps must be a positive number, got ${flags.rateLimiterQps}`);
         if (!Number.isInteger(bucketSize) || bucketSize < 1) throw new Error(`--rate-limiter-bucket-size must be a positive integer, got ${flags.rateLimiterBucketSize}`);
         const clientLimits = clientLimitsFromFlags(flags);
-        const interpreterWorkers = Number(flags.interpreterWorkers);
-        if (!/^\d+$/.test(flags.interpreterWorkers) || interpreterWorkers > 64) throw new Error(`--interpreter-workers must be a whole number from 0 to 64, got ${flags.interpreterWorkers}`);
         const { Controller } = await import('../../kube/controller.js');
         const core = { ...coreOptionsFromFlags(flags), ...pullHealthFromFlags(flags) };
         // Reported at start-up with their files; what loads is used.
@@ -317,11 +305,7 @@ Examples:
           leaderElect: flags.leaderElect,
           leaseNamespace: flags.leaderElectResourceNamespace,
           leaseName: flags.leaderElectResourceName,
-          leaseDurationSeconds: parseDuration('--leader-elect-lease-duration', flags.leaderElectLeaseDuration) / 1000,
-          retryPeriodMs: parseDuration('--leader-elect-retry-period', flags.leaderElectRetryPeriod),
-          identity: flags.leaderElectIdentity,
-          metricsPort: port,
-          bindAddress: flags.bindAddress,
+          ...component,
           baseDelayMs: parseDuration('--rate-limiter-base-delay', flags.rateLimiterBaseDelay),
           maxDelayMs: parseDuration('--rate-limiter-max-delay', flags.rateLimiterMaxDelay),
           qps,
@@ -329,7 +313,6 @@ Examples:
           probeIntervalMs: parseDuration('--cluster-probe-interval', flags.clusterProbeInterval),
           clientLimits,
           concurrency: parseConcurrency(flags.concurrentSyncs),
-          interpreterWorkers,
           interpreterWebhookMemo: flags.interpreterWebhookMemo,
           interpreterLibraries,
           core,

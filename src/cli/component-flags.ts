@@ -1,0 +1,43 @@
+/**
+ * The flags the controller and the agent share, as Karmada's controller-manager and agent share them:
+ * the leader election's timing and identity, the server of /metrics, /healthz and /readyz, and the
+ * worker threads of user Lua scripts. Each
+ * command adds its own `--leader-elect` (off for the controller, on for the agent, as in Karmada) and
+ * the Lease's namespace and name.
+ */
+import type { Command } from 'commander';
+import { parseDuration } from './core-flags.js';
+
+export function addComponentFlags(cmd: Command): Command {
+  return cmd
+    .option('--leader-elect-lease-duration <duration>', 'how long a standby waits after the last renewal before taking over', '15s')
+    .option('--leader-elect-retry-period <duration>', 'how often the leader renews and standbys retry', '2s')
+    .option('--leader-elect-identity <id>', 'this replica\'s identity in the Lease (default: hostname_pid)')
+    .option('--metrics-port <port>', 'port of /metrics, /healthz and /readyz', '8080')
+    .option('--bind-address <address>', 'address of the metrics and probe server', '0.0.0.0')
+    .option('--interpreter-workers <n>', 'worker threads that run the Lua scripts of user ResourceInterpreterCustomizations, off the event loop; 0 runs them in-process', '2');
+}
+
+export interface ComponentFlags {
+  leaderElectLeaseDuration: string;
+  leaderElectRetryPeriod: string;
+  leaderElectIdentity?: string;
+  metricsPort: string;
+  bindAddress: string;
+  interpreterWorkers: string;
+}
+
+export function componentOptionsFromFlags(flags: ComponentFlags): { leaseDurationSeconds: number; retryPeriodMs: number; identity?: string; metricsPort: number; bindAddress: string; interpreterWorkers: number } {
+  const port = Number(flags.metricsPort);
+  if (!/^\d+$/.test(flags.metricsPort) || port > 65535) throw new Error(`--metrics-port must be a port number from 0 to 65535, got ${flags.metricsPort}`);
+  const workers = Number(flags.interpreterWorkers);
+  if (!/^\d+$/.test(flags.interpreterWorkers) || workers > 64) throw new Error(`--interpreter-workers must be a whole number from 0 to 64, got ${flags.interpreterWorkers}`);
+  return {
+    leaseDurationSeconds: parseDuration('--leader-elect-lease-duration', flags.leaderElectLeaseDuration) / 1000,
+    retryPeriodMs: parseDuration('--leader-elect-retry-period', flags.leaderElectRetryPeriod),
+    identity: flags.leaderElectIdentity,
+    metricsPort: port,
+    bindAddress: flags.bindAddress,
+    interpreterWorkers: workers,
+  };
+}
