@@ -1,12 +1,18 @@
 /**
  * The flags the controller and the agent share, as Karmada's controller-manager and agent share them:
  * the leader election's timing and identity, the server of /metrics, /healthz and /readyz, and the
- * worker threads of user Lua scripts. Each
- * command adds its own `--leader-elect` (off for the controller, on for the agent, as in Karmada) and
- * the Lease's namespace and name.
+ * worker threads of user Lua scripts. Each command adds its own `--leader-elect` (off for the
+ * controller, on for the agent, as in Karmada) and the Lease's namespace and name.
  */
 import type { Command } from 'commander';
 import { parseDuration } from './core-flags.js';
+
+/** A flag's value as a whole number in [min, max]; the error names the flag and the range. */
+export function wholeNumber(flag: string, v: string, min: number, max: number): number {
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || n < min || n > max) throw new Error(`${flag} must be a whole number from ${min} to ${max}, got ${v}`);
+  return n;
+}
 
 export function addComponentFlags(cmd: Command): Command {
   return cmd
@@ -28,16 +34,12 @@ export interface ComponentFlags {
 }
 
 export function componentOptionsFromFlags(flags: ComponentFlags): { leaseDurationSeconds: number; retryPeriodMs: number; identity?: string; metricsPort: number; bindAddress: string; interpreterWorkers: number } {
-  const port = Number(flags.metricsPort);
-  if (!/^\d+$/.test(flags.metricsPort) || port > 65535) throw new Error(`--metrics-port must be a port number from 0 to 65535, got ${flags.metricsPort}`);
-  const workers = Number(flags.interpreterWorkers);
-  if (!/^\d+$/.test(flags.interpreterWorkers) || workers > 64) throw new Error(`--interpreter-workers must be a whole number from 0 to 64, got ${flags.interpreterWorkers}`);
   return {
     leaseDurationSeconds: parseDuration('--leader-elect-lease-duration', flags.leaderElectLeaseDuration) / 1000,
     retryPeriodMs: parseDuration('--leader-elect-retry-period', flags.leaderElectRetryPeriod),
     identity: flags.leaderElectIdentity,
-    metricsPort: port,
+    metricsPort: wholeNumber('--metrics-port', flags.metricsPort, 0, 65535),
     bindAddress: flags.bindAddress,
-    interpreterWorkers: workers,
+    interpreterWorkers: wholeNumber('--interpreter-workers', flags.interpreterWorkers, 0, 64),
   };
 }

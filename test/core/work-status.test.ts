@@ -1,25 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ControlPlane } from '../../src/store/control-plane.js';
 import type { KObject } from '../../src/core/object.js';
-import { nginxDeployment } from '../store/plan-fixtures.js';
+import { applied, nginxDeployment, nginxPolicy, workStates } from '../store/plan-fixtures.js';
 
 const MEMBERS = ['member1', 'member2'];
 
-const policy: KObject = {
-  apiVersion: 'policy.karmada.io/v1alpha1',
-  kind: 'PropagationPolicy',
-  metadata: { name: 'nginx', namespace: 'default' },
-  spec: { resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'nginx' }], placement: { clusterAffinity: { clusterNames: MEMBERS } } },
-};
-
-/** Every state a Work was stored in, in order: what a watcher of the Works sees. */
-function workStates(cp: ControlPlane): KObject[] {
-  const seen: KObject[] = [];
-  cp.store.watch((ev) => {
-    if (ev.cluster === undefined && ev.object.kind === 'Work' && ev.type !== 'DELETED') seen.push(structuredClone(ev.object));
-  });
-  return seen;
-}
+const policy = nginxPolicy(MEMBERS);
 
 function fleet(): ControlPlane {
   const cp = new ControlPlane({ start: new Date('2024-01-01T00:00:00Z') });
@@ -36,12 +22,10 @@ function propagated(): ControlPlane {
   return cp;
 }
 
-const applied = (w: KObject) => (w.status?.conditions as Array<{ type: string; status: string }> | undefined)?.find((c) => c.type === 'Applied')?.status;
-
 describe("a Work's reports", () => {
   it('the first is one status write (README differs 53): Applied=True comes with the manifest status, and work-status adds nothing', () => {
     const cp = fleet();
-    const seen = workStates(cp);
+    const seen = workStates(cp.store);
     cp.apply(policy);
     cp.apply(nginxDeployment('nginx:1.25'));
     cp.settle();
@@ -63,7 +47,7 @@ describe("a Work's reports", () => {
 
   it('a member status change is one Work status write', () => {
     const cp = propagated();
-    const seen = workStates(cp);
+    const seen = workStates(cp.store);
     const member = cp.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'nginx' }, 'member1')!;
     cp.store.updateStatus({ ...member, status: { replicas: 1, readyReplicas: 1, availableReplicas: 1, updatedReplicas: 1, observedGeneration: member.metadata.generation } }, 'member1');
     cp.settle();
@@ -75,7 +59,7 @@ describe("a Work's reports", () => {
 
   it('an image change reports the new generation in one Work status write per member', () => {
     const cp = propagated();
-    const seen = workStates(cp);
+    const seen = workStates(cp.store);
     cp.apply(nginxDeployment('nginx:1.26'));
     cp.settle();
     for (const member of MEMBERS) {

@@ -358,7 +358,11 @@ describe('karmada-lite agent (Pull mode) end to end', () => {
     expect(imageOf(await get(member('member2'), deployPath('dup')))).toBe('nginx:1.25');
     // this time behind leader election, on by default as in Karmada's agent
     agent = await startAgent(true);
-    const election = await waitFor('the agent to lead', () => get(host, electionPath));
+    // register made this Lease with an empty spec (as Karmada's does), so it exists before anyone leads
+    const election = await waitFor('the agent to lead', async () => {
+      const lease = await get(host, electionPath);
+      return lease?.spec?.holderIdentity ? lease : undefined;
+    });
     expect(election.spec.holderIdentity).toMatch(/_\d+$/);
     const dup1 = await waitFor('the change applied after the restart', async () => {
       const d = await get(member('member2'), deployPath('dup'));

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { KObject } from '../../src/core/object.js';
 import { httpsWebhookCaller } from '../../src/interpreter/webhook-interpreter.js';
 import { ControlPlane } from '../../src/store/control-plane.js';
-import { nginxDeployment } from '../store/plan-fixtures.js';
+import { applied, nginxDeployment, nginxPolicy, workStates } from '../store/plan-fixtures.js';
 import { startLoopbackWebhook, type LoopbackWebhook } from './loopback-webhook.js';
 
 const MEMBERS = ['member1', 'member2'];
@@ -23,8 +23,6 @@ beforeAll(async () => {
 });
 
 afterAll(() => hook.close());
-
-const applied = (w: KObject) => (w.status?.conditions as Array<{ type: string; status: string }> | undefined)?.find((c) => c.type === 'Applied')?.status;
 
 describe("a Work's first report with an interpreter webhook for status and health", () => {
   it('is Applied=True alone, then the webhook status from work-status; no second execution pass, never Applied=False', async () => {
@@ -46,16 +44,8 @@ describe("a Work's first report with an interpreter webhook for status and healt
           },
         ],
       });
-      const seen: KObject[] = [];
-      cp.store.watch((ev) => {
-        if (ev.cluster === undefined && ev.object.kind === 'Work' && ev.type !== 'DELETED') seen.push(structuredClone(ev.object));
-      });
-      cp.apply({
-        apiVersion: 'policy.karmada.io/v1alpha1',
-        kind: 'PropagationPolicy',
-        metadata: { name: 'nginx', namespace: 'default' },
-        spec: { resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'nginx' }], placement: { clusterAffinity: { clusterNames: MEMBERS } } },
-      });
+      const seen = workStates(cp.store);
+      cp.apply(nginxPolicy(MEMBERS));
       cp.apply(nginxDeployment('nginx:1.25'));
       await cp.settleAsync();
 

@@ -1,6 +1,7 @@
 /** Inputs the plan tests share: a pinned time, fleets, Deployments, and a plan that must succeed. */
 import type { KObject } from '../../src/core/object.js';
 import { parseDocuments, type SourceDocument } from '../../src/io/documents.js';
+import type { EmbeddedStore } from '../../src/store/embedded.js';
 import { plan, type PlanOptions, type PlanResult } from '../../src/store/plan.js';
 
 /** Plans run at the current time unless told: the tests pin it, for output that is the same on every run. */
@@ -49,3 +50,25 @@ export function nginxDeployment(image: string): KObject {
     spec: { replicas: 2, selector: { matchLabels: { app: 'nginx' } }, template: { metadata: { labels: { app: 'nginx' } }, spec: { containers: [{ name: 'nginx', image }] } } },
   };
 }
+
+/** A PropagationPolicy default/nginx sending nginxDeployment's template to `clusters` (Duplicated). */
+export function nginxPolicy(clusters: string[]): KObject {
+  return {
+    apiVersion: 'policy.karmada.io/v1alpha1',
+    kind: 'PropagationPolicy',
+    metadata: { name: 'nginx', namespace: 'default' },
+    spec: { resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'nginx' }], placement: { clusterAffinity: { clusterNames: clusters } } },
+  };
+}
+
+/** Every state a host Work was stored in, in order, from now on: what a watcher of the Works sees. */
+export function workStates(store: EmbeddedStore): KObject[] {
+  const seen: KObject[] = [];
+  store.watch((ev) => {
+    if (ev.cluster === undefined && ev.object.kind === 'Work' && ev.type !== 'DELETED') seen.push(structuredClone(ev.object));
+  });
+  return seen;
+}
+
+/** The status of a Work's Applied condition, undefined before the first report. */
+export const applied = (w: KObject): string | undefined => (w.status?.conditions as Array<{ type: string; status: string }> | undefined)?.find((c) => c.type === 'Applied')?.status;

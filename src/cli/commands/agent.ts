@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { errorMessage } from '../../json/error.js';
 import { createLogger, isLevel, isLogFormat, logFormatError } from '../../runtime/log.js';
 import { addClientLimitFlags, clientLimitsFromFlags, type ClientLimitFlags } from '../client-flags.js';
-import { addComponentFlags, componentOptionsFromFlags, type ComponentFlags } from '../component-flags.js';
+import { addComponentFlags, componentOptionsFromFlags, wholeNumber, type ComponentFlags } from '../component-flags.js';
 import { addInterpreterLibraryFlags, interpreterLibrariesFromFlags, parseDuration, type InterpreterLibraryFlags } from '../core-flags.js';
 import { loadKubeConfig } from '../kubeconfig.js';
 import { serveUntilSignal } from '../serve.js';
@@ -50,12 +50,6 @@ function fraction(v: string): number {
   const f = Number(v);
   if (v.trim() === '' || !(f > 0 && f < 1)) throw new Error(`--cluster-lease-renew-interval-fraction must be greater than 0 and less than 1, got ${v}`);
   return f;
-}
-
-function wholeNumber(flag: string, v: string, min: number, max: number): number {
-  const n = Number(v);
-  if (!/^\d+$/.test(v) || n < min || n > max) throw new Error(`${flag} must be a whole number from ${min} to ${max}, got ${v}`);
-  return n;
 }
 
 export function registerAgent(program: Command): void {
