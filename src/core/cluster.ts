@@ -2,7 +2,9 @@
  * The cluster controller: for a live Cluster, its not-ready/unreachable taints follow the Ready
  * condition (taint.ts: NoSchedule at once, NoExecute after the failure threshold); a Cluster being
  * deleted takes its execution namespace's Works with it (the member objects are left alone once the
- * cluster is not ready), then its finalizer goes.
+ * cluster is not ready), then its finalizer goes. A live Cluster gets that finalizer on its first
+ * reconcile, as Karmada's ensureFinalizer does, so a Cluster joined by hand (kubectl apply) cannot be
+ * deleted from under its Works.
  */
 import {
   ClusterControllerFinalizer,
@@ -24,7 +26,7 @@ export function reconcileCluster(ctx: ReconcileContext, key: string): ReconcileR
   const ref = parseRefKey(key);
   const c = ctx.reader.get(CLUSTER, undefined, ref.name);
   if (!c) return emptyResult();
-  if (!isTerminating(c)) return reconcileTaints(ctx, c);
+  if (!isTerminating(c)) return reconcileLiveCluster(ctx, c);
   if (!c.metadata.finalizers?.includes(ClusterControllerFinalizer)) return emptyResult();
   const works = ctx.reader.list(WORK, { namespace: generateExecutionSpaceName(ref.name) });
   const writes: Write[] = works.filter((w) => !isTerminating(w)).map((w) => ({ op: 'delete' as const, ref: refOf(w) }));
@@ -36,16 +38,19 @@ export function reconcileCluster(ctx: ReconcileContext, key: string): ReconcileR
   return { writes, events: [] };
 }
 
-function reconcileTaints(ctx: ReconcileContext, c: Cluster): ReconcileResult {
+/** The taints that follow the Ready condition, and the finalizer: one update when either is off. */
+function reconcileLiveCluster(ctx: ReconcileContext, c: Cluster): ReconcileResult {
   const threshold = ctx.options.clusterFailureThresholdSeconds ?? DefaultClusterFailureThresholdSeconds;
   const d = desiredClusterTaints(c, ctx.now, threshold, noExecuteEvictionMode(ctx.options) === 'failover-policy');
   const requeueAfterSeconds = d.requeueAfterSeconds === undefined ? undefined : Math.max(1, Math.ceil(d.requeueAfterSeconds));
   const stored = c.spec?.taints ?? [];
   const stamped = d.taints.some((t, i) => t !== stored[i]);
-  if (!d.added.length && !d.removed.length && !stamped) return { ...emptyResult(), requeueAfterSeconds };
+  const unguarded = !c.metadata.finalizers?.includes(ClusterControllerFinalizer);
+  if (!d.added.length && !d.removed.length && !stamped && !unguarded) return { ...emptyResult(), requeueAfterSeconds };
   const next = withMetaAndSpec(c);
   if (d.taints.length) next.spec.taints = d.taints;
   else delete next.spec.taints;
+  if (unguarded) next.metadata.finalizers = [...(c.metadata.finalizers ?? []), ClusterControllerFinalizer];
   const parts = [
     ...(d.added.length ? [`added ${d.added.map(describeTaint).join(', ')}`] : []),
     ...(d.removed.length ? [`removed ${d.removed.map(describeTaint).join(', ')}`] : []),

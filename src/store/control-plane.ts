@@ -3,7 +3,7 @@
  * webhooks, the core's controllers on the runner, the real scheduler and interpreter, and a virtual
  * clock. `karmada-lite plan`, the scenarios and the bench drive it.
  */
-import { ClusterControllerFinalizer, ClusterConditionReady, ClusterReadyMessage, ClusterReadyReason, DefaultClusterFailureThresholdSeconds, ResourceBindingPermanentIDLabel } from '../api/constants.js';
+import { ClusterConditionReady, ClusterReadyMessage, ClusterReadyReason, DefaultClusterFailureThresholdSeconds, ResourceBindingPermanentIDLabel } from '../api/constants.js';
 import { coreControllers, selectControllers } from '../core/controllers.js';
 import { desiredClusterTaints } from '../core/taint.js';
 import { noExecuteEvictionMode } from '../core/taint-manager.js';
@@ -305,7 +305,6 @@ export function karmadaAdmission(
   }
   if (is(out, CLUSTER) && op === 'create') {
     out = deepClone(out);
-    if (!out.metadata.finalizers?.includes(ClusterControllerFinalizer)) out.metadata.finalizers = [...(out.metadata.finalizers ?? []), ClusterControllerFinalizer];
     if (!out.status?.apiEnablements) {
       // A simulated member serves every built-in kind; ControlPlane.apply adds the kinds of other templates.
       out.status = { ...(out.status ?? {}), apiEnablements: apiEnablementsFor(BUILTIN_KINDS) };

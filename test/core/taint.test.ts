@@ -1,15 +1,17 @@
 import { describe, expect, it } from 'vitest';
+import { ClusterControllerFinalizer } from '../../src/api/constants.js';
 import { desiredClusterTaints } from '../../src/core/taint.js';
 import { reconcileCluster } from '../../src/core/cluster.js';
 import type { KObject } from '../../src/core/object.js';
 import type { ReconcileContext } from '../../src/core/ports.js';
 import { EmbeddedStore } from '../../src/store/embedded.js';
 
-function cluster(ready: { status: string; lastTransitionTime?: string } | undefined, taints?: unknown[]): KObject {
+/** m1 as the cluster controller leaves it (its finalizer on), unless `finalizers` says otherwise. */
+function cluster(ready: { status: string; lastTransitionTime?: string } | undefined, taints?: unknown[], finalizers: string[] = [ClusterControllerFinalizer]): KObject {
   return {
     apiVersion: 'cluster.karmada.io/v1alpha1',
     kind: 'Cluster',
-    metadata: { name: 'm1' },
+    metadata: { name: 'm1', finalizers },
     spec: { syncMode: 'Push', ...(taints ? { taints } : {}) },
     status: ready ? { conditions: [{ type: 'Ready', reason: 'x', message: '', ...ready }] } : {},
   };
@@ -101,5 +103,27 @@ describe('cluster controller', () => {
     const store = new EmbeddedStore();
     store.create(cluster({ status: 'True', lastTransitionTime: '2024-01-01T00:00:00Z' }));
     expect(reconcileCluster(ctx(store, at('10:00')), KEY)).toEqual({ writes: [], events: [], requeueAfterSeconds: undefined });
+  });
+
+  it('adds its finalizer to a Cluster joined without it (kubectl apply), other finalizers kept, taints in the same update, no event', () => {
+    const store = new EmbeddedStore();
+    store.create(cluster({ status: 'False', lastTransitionTime: '2024-01-01T00:00:00Z' }, undefined, ['example.com/keep']));
+    const r = reconcileCluster(ctx(store, at('00:01')), KEY);
+    expect(r.writes).toHaveLength(1);
+    const w = r.writes[0] as { op: string; object: KObject; then?: (o: KObject) => { events?: unknown[] } };
+    expect(w.op).toBe('update');
+    expect(w.object.metadata.finalizers).toEqual(['example.com/keep', ClusterControllerFinalizer]);
+    expect(w.object.spec.taints).toEqual([{ key: 'cluster.karmada.io/not-ready', effect: 'NoSchedule' }]);
+    store.update(w.object);
+    // once on, nothing more to write while the taints stay right
+    expect(reconcileCluster(ctx(store, at('00:02')), KEY).writes).toEqual([]);
+
+    const bare = new EmbeddedStore();
+    bare.create(cluster({ status: 'True', lastTransitionTime: '2024-01-01T00:00:00Z' }, undefined, []));
+    const only = reconcileCluster(ctx(bare, at('00:01')), KEY);
+    const u = only.writes[0] as { object: KObject; then?: (o: KObject) => { events?: unknown[] } };
+    expect(u.object.metadata.finalizers).toEqual([ClusterControllerFinalizer]);
+    expect(u.object.spec.taints).toBeUndefined();
+    expect(u.then?.(u.object).events ?? []).toEqual([]);
   });
 });

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { ClusterControllerFinalizer, generateExecutionSpaceName } from '../../src/api/constants.js';
 import { ApiError } from '../../src/kube/rest.js';
 import { makePki } from '../webhook/certs.js';
 import { cluster, repoRoot, waitFor } from './env.js';
@@ -265,4 +266,28 @@ describe('karmada-lite controller: cluster failover and --with-webhook', () => {
       expect(r.stderr).toContain(message);
     }
   });
+
+  it('a Cluster joined by hand gets karmada.io/cluster-controller; deleting it takes its Works and their member objects before it goes', async () => {
+    // member3 was POSTed above with no finalizers: the cluster controller adds it, as Karmada's ensureFinalizer.
+    await waitFor('member3 guarded by the finalizer', async () => ((await get(host, `${CLUSTERS}/member3`))?.metadata?.finalizers?.includes(ClusterControllerFinalizer) ? true : undefined));
+    const cmPath = `/api/v1/namespaces/${NS}/configmaps/only-member3`;
+    const ppPath = `/apis/policy.karmada.io/v1alpha1/namespaces/${NS}/propagationpolicies/only-member3`;
+    const worksPath = `/apis/work.karmada.io/v1alpha1/namespaces/${generateExecutionSpaceName('member3')}/works`;
+    try {
+      await host.request('POST', `/apis/policy.karmada.io/v1alpha1/namespaces/${NS}/propagationpolicies`, {
+        body: { apiVersion: 'policy.karmada.io/v1alpha1', kind: 'PropagationPolicy', metadata: { name: 'only-member3', namespace: NS }, spec: { resourceSelectors: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'only-member3' }], placement: { clusterAffinity: { clusterNames: ['member3'] } } } },
+      });
+      await host.request('POST', `/api/v1/namespaces/${NS}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'only-member3', namespace: NS }, data: { v: '1' } } });
+      await waitFor('the ConfigMap on member3 (member2)', async () => ((await get(rest('member2'), cmPath)) ? true : undefined));
+      expect(((await host.request('GET', worksPath)).items as unknown[]).length).toBeGreaterThan(0);
+
+      await host.request('DELETE', `${CLUSTERS}/member3`);
+      await waitFor('member3 gone', async () => ((await get(host, `${CLUSTERS}/member3`)) === undefined ? true : undefined), 60_000);
+      // The finalizer held the Cluster until its execution namespace had no Work left.
+      expect((await host.request('GET', worksPath)).items).toEqual([]);
+      await waitFor('the ConfigMap removed from member2', async () => ((await get(rest('member2'), cmPath)) ? undefined : true));
+    } finally {
+      for (const p of [ppPath, cmPath]) await host.request('DELETE', p).catch(() => undefined);
+    }
+  }, scaled(120_000));
 });

@@ -274,6 +274,8 @@ describe('karmada-lite controller end to end', () => {
       await waitFor('member3 caught up', has('member2', '2'));
     } finally {
       await host.request('DELETE', '/apis/cluster.karmada.io/v1alpha1/clusters/member3').catch(() => undefined);
+      // Its finalizer is this controller's to remove, and the next test stops it.
+      await waitFor('member3 gone', async () => ((await get(host, '/apis/cluster.karmada.io/v1alpha1/clusters/member3')) === undefined ? true : undefined), 60_000).catch((e) => console.warn(`cleanup: ${(e as Error).message}`));
       await proxy.down().catch(() => undefined);
     }
   });
