@@ -15,7 +15,7 @@ import {
 } from '../api/constants.js';
 import type { Cluster } from '../api/generated/types.js';
 import { CLUSTER, WORK } from './kinds.js';
-import { withMeta, withMetaAndSpec, isTerminating, parseRefKey, refOf, removeFinalizer } from './object.js';
+import { addFinalizer, hasFinalizer, withMeta, withMetaAndSpec, isTerminating, parseRefKey, refOf, removeFinalizer } from './object.js';
 import { emptyResult, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
 import { describeTaint, desiredClusterTaints } from './taint.js';
 import { noExecuteEvictionMode } from './taint-manager.js';
@@ -27,7 +27,7 @@ export function reconcileCluster(ctx: ReconcileContext, key: string): ReconcileR
   const c = ctx.reader.get(CLUSTER, undefined, ref.name);
   if (!c) return emptyResult();
   if (!isTerminating(c)) return reconcileLiveCluster(ctx, c);
-  if (!c.metadata.finalizers?.includes(ClusterControllerFinalizer)) return emptyResult();
+  if (!hasFinalizer(c, ClusterControllerFinalizer)) return emptyResult();
   const works = ctx.reader.list(WORK, { namespace: generateExecutionSpaceName(ref.name) });
   const writes: Write[] = works.filter((w) => !isTerminating(w)).map((w) => ({ op: 'delete' as const, ref: refOf(w) }));
   if (works.length === 0) {
@@ -45,12 +45,12 @@ function reconcileLiveCluster(ctx: ReconcileContext, c: Cluster): ReconcileResul
   const requeueAfterSeconds = d.requeueAfterSeconds === undefined ? undefined : Math.max(1, Math.ceil(d.requeueAfterSeconds));
   const stored = c.spec?.taints ?? [];
   const stamped = d.taints.some((t, i) => t !== stored[i]);
-  const unguarded = !c.metadata.finalizers?.includes(ClusterControllerFinalizer);
+  const unguarded = !hasFinalizer(c, ClusterControllerFinalizer);
   if (!d.added.length && !d.removed.length && !stamped && !unguarded) return { ...emptyResult(), requeueAfterSeconds };
   const next = withMetaAndSpec(c);
   if (d.taints.length) next.spec.taints = d.taints;
   else delete next.spec.taints;
-  if (unguarded) next.metadata.finalizers = [...(c.metadata.finalizers ?? []), ClusterControllerFinalizer];
+  addFinalizer(next, ClusterControllerFinalizer);
   const parts = [
     ...(d.added.length ? [`added ${d.added.map(describeTaint).join(', ')}`] : []),
     ...(d.removed.length ? [`removed ${d.removed.map(describeTaint).join(', ')}`] : []),

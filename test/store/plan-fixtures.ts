@@ -1,5 +1,5 @@
 /** Inputs the plan tests share: a pinned time, fleets, Deployments, and a plan that must succeed. */
-import type { KObject } from '../../src/core/object.js';
+import { findCondition, type KObject } from '../../src/core/object.js';
 import { parseDocuments, type SourceDocument } from '../../src/io/documents.js';
 import type { EmbeddedStore } from '../../src/store/embedded.js';
 import { plan, type PlanOptions, type PlanResult } from '../../src/store/plan.js';
@@ -71,4 +71,4 @@ export function workStates(store: EmbeddedStore): KObject[] {
 }
 
 /** The status of a Work's Applied condition, undefined before the first report. */
-export const applied = (w: KObject): string | undefined => (w.status?.conditions as Array<{ type: string; status: string }> | undefined)?.find((c) => c.type === 'Applied')?.status;
+export const applied = (w: KObject): string | undefined => findCondition(w.status?.conditions, 'Applied')?.status;
