@@ -10,8 +10,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { RestClient } from '../src/kube/rest.js';
 import { hostileRic, sendAdmissionReview } from '../test/integration/k8s-env.js';
+import { hostileOutputCases, hostileOutputPolicy, hostileOutputRic } from '../test/integration/hostile-output.js';
 import { makePki } from '../test/webhook/certs.js';
-import { clusterInfo, distDir, envDir, envRunning, envStart, envStop, freePort, getOrUndefined, ignoreConflict, installCrds, kubeConfigOf, readEnv, registerMembers, repoRoot, waitFor, type K8sEnv } from './controller-env.js';
+import { clusterInfo, distDir, envDir, envRunning, envStart, envStop, freePort, getOrUndefined, ignoreConflict, installCrds, kubeConfigOf, loadAverage, memoryKiB, readEnv, registerMembers, repoRoot, waitFor, type K8sEnv } from './controller-env.js';
 
 const HELP = `Usage: npx tsx bench/containment.bench.ts [options]
 
@@ -28,7 +29,18 @@ sent to the webhook every 100 ms (3 s timeout). Reported per window: probes fail
 applied to the first failed probe ("never" when none failed), webhook latency p50/p99/max and reviews
 that failed or timed out.
 
+With --output, instead (issue 32): every hostile case of test/integration/hostile-output.ts at once (a 12 MB
+and a 50 MB error message, a result of 3,000 references to one 1 MB string, string.find plain with a 30 KB
+needle in 1 MB, two objects whose scripts hold ~240 MB of strings each), one kind each, their objects
+edited every 300 ms. Two windows of --seconds with 2 workers: 'baseline' (the objects, no RIC) and
+'hostile' (the RICs present before the controller starts), then the RICs deleted and 15 s more. Reported:
+the controller's peak RSS (VmHWM of /proc/<pid>/status: the process with its worker threads) against the
+shipped limit, its RSS at the end of the window and after the RICs are gone, workers replaced, and each
+RIC's ScriptsHealthy. The controller runs with deploy/'s MALLOC_MMAP_THRESHOLD_ unless --glibc-default.
+
 Options:
+  --output         the hostile-output cases of issue 32 (above) instead of the spinning RIC
+  --glibc-default  with --output: run the controller without MALLOC_MMAP_THRESHOLD_
   --seconds S      length of each window (default 60)
   --workers LIST   --interpreter-workers values to run, comma-separated (default 2,0; 0 is the in-process
                    interpreter, as before the worker pool)
@@ -46,6 +58,8 @@ const { values: flags } = parseArgs({
     seconds: { type: 'string', default: '60' },
     workers: { type: 'string', default: '2,0' },
     mjs: { type: 'boolean', default: false },
+    output: { type: 'boolean', default: false },
+    'glibc-default': { type: 'boolean', default: false },
     reuse: { type: 'boolean', default: false },
     json: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
@@ -83,7 +97,7 @@ interface Ctrl {
   logFile: string;
 }
 
-async function startController(env: K8sEnv, workers: number, certFile: string, keyFile: string, workDir: string): Promise<Ctrl> {
+async function startController(env: K8sEnv, workers: number, certFile: string, keyFile: string, workDir: string, childEnv: NodeJS.ProcessEnv = process.env): Promise<Ctrl> {
   const port = await freePort();
   const webhookPort = await freePort();
   const args = [
@@ -94,7 +108,7 @@ async function startController(env: K8sEnv, workers: number, certFile: string, k
   const [cmd, argv] = flags.mjs ? [process.execPath, [path.join(distDir(), 'karmada-lite.mjs'), ...args]] : [path.join(distDir(), 'karmada-lite'), args];
   const logFile = path.join(workDir, `controller-w${workers}.log`);
   const fd = openSync(logFile, 'a');
-  const child = spawn(cmd, argv, { stdio: ['ignore', fd, fd] });
+  const child = spawn(cmd, argv, { stdio: ['ignore', fd, fd], env: childEnv });
   closeSync(fd);
   await waitFor('the controller to be ready', async () => {
     if (child.exitCode !== null) throw new Error(`the controller exited with ${child.exitCode}; see ${logFile}`);
@@ -190,6 +204,90 @@ async function measure(host: RestClient, c: Ctrl, ca: Buffer, workers: number, w
   };
 }
 
+/** The shipped limit of the controller's container (deploy/controller/controller.yaml), MiB. */
+const SHIPPED_LIMIT_MIB = 512;
+
+interface MemoryWindow {
+  window: 'baseline' | 'hostile' | 'after deletion';
+  seconds: number;
+  peakMiB: number;
+  rssEndMiB: number;
+  edits: number;
+  load: string;
+}
+
+/** Samples the controller's memory every 250 ms for `seconds` while the hostile objects are edited. */
+async function sampleMemory(host: RestClient, c: Ctrl, window: MemoryWindow['window'], seconds: number, edit: (n: number) => Promise<void>): Promise<MemoryWindow> {
+  const until = Date.now() + seconds * 1000;
+  let edits = 0;
+  let last = memoryKiB(c.child.pid);
+  await Promise.all([
+    (async () => {
+      while (Date.now() < until) {
+        last = memoryKiB(c.child.pid) ?? last;
+        await sleep(250);
+      }
+    })(),
+    (async () => {
+      while (Date.now() < until) {
+        await edit(++edits);
+        await sleep(300);
+      }
+    })(),
+  ]);
+  if (c.child.exitCode !== null || c.child.signalCode !== null) throw new Error(`the controller died (${c.child.exitCode ?? c.child.signalCode}); see ${c.logFile}`);
+  return { window, seconds, peakMiB: Math.round((last?.hwm ?? NaN) / 1024), rssEndMiB: Math.round((last?.rss ?? NaN) / 1024), edits, load: loadAverage().join(' ') };
+}
+
+async function outputCases(env: K8sEnv, host: RestClient, member1: RestClient, certFile: string, keyFile: string, workDir: string): Promise<void> {
+  const cases = hostileOutputCases(NS);
+  const ricNameOf = (id: string) => `hostile-${id}-${NS}`;
+  for (const c of cases) {
+    await ignoreConflict(host.request('POST', `/apis/policy.karmada.io/v1alpha1/namespaces/${NS}/propagationpolicies`, { body: hostileOutputPolicy(c, NS) }));
+    for (const n of c.names) await ignoreConflict(host.request('POST', c.path, { body: c.objects(n) }));
+  }
+  const edit = async (n: number) => {
+    await Promise.all(cases.flatMap((c) => c.names.map((name) => host.request('PATCH', `${c.path}/${name}`, { body: { metadata: { annotations: { edit: String(n) } } }, contentType: 'application/merge-patch+json' }).catch(() => undefined))));
+  };
+  const childEnv = flags['glibc-default'] ? process.env : { ...process.env, MALLOC_MMAP_THRESHOLD_: '131072' };
+  const windows: MemoryWindow[] = [];
+  const conditions: string[] = [];
+  try {
+    let c = await startController(env, 2, certFile, keyFile, workDir, childEnv);
+    try {
+      for (const k of cases) for (const n of k.names) await waitFor(`${k.id} ${n} on member1`, async () => ((await getOrUndefined(member1, `${k.path}/${n}`)) ? true : undefined), 60_000);
+      log(`output: baseline window (${SECONDS}s)`);
+      windows.push(await sampleMemory(host, c, 'baseline', SECONDS, edit));
+    } finally {
+      await stopController(c);
+    }
+    // The restart case: every hostile RIC is there before the controller starts.
+    for (const k of cases) await ignoreConflict(host.request('POST', RICS, { body: hostileOutputRic(k, ricNameOf(k.id), 'bench') }));
+    c = await startController(env, 2, certFile, keyFile, workDir, childEnv);
+    try {
+      log(`output: hostile window (${SECONDS}s)`);
+      windows.push(await sampleMemory(host, c, 'hostile', SECONDS, edit));
+      for (const k of cases) {
+        const ric = await getOrUndefined(host, `${RICS}/${ricNameOf(k.id)}`);
+        const cond = (ric?.status?.conditions ?? []).find((x: any) => x.type === 'ScriptsHealthy');
+        conditions.push(`${k.id}: ${cond ? `${cond.status} ${cond.reason} (${String(cond.message).length} chars)` : 'none'}`);
+      }
+      for (const k of cases) await host.request('DELETE', `${RICS}/${ricNameOf(k.id)}`).catch(() => undefined);
+      log('output: the RICs deleted (15s)');
+      windows.push(await sampleMemory(host, c, 'after deletion', 15, edit));
+    } finally {
+      await stopController(c);
+    }
+  } finally {
+    for (const k of cases) await host.request('DELETE', `${RICS}/${ricNameOf(k.id)}`).catch(() => undefined);
+  }
+  const cols = ['window', 'seconds', 'peakMiB', 'rssEndMiB', 'edits', 'load'] as const;
+  process.stdout.write(`shipped limit ${SHIPPED_LIMIT_MIB} MiB; MALLOC_MMAP_THRESHOLD_ ${flags['glibc-default'] ? 'unset' : '131072'}\n${cols.join('\t')}\n`);
+  for (const w of windows) process.stdout.write(`${cols.map((k) => String(w[k])).join('\t')}\n`);
+  process.stdout.write(`${conditions.join('\n')}\n`);
+  if (flags.json) writeFileSync(flags.json, JSON.stringify({ node: process.version, dist: distDir(), logs: workDir, limitMiB: SHIPPED_LIMIT_MIB, windows, conditions }, null, 1));
+}
+
 async function main(): Promise<void> {
   const running = envRunning();
   if (flags.reuse && !running) throw new Error(`--reuse: no environment is running in ${envDir()}`);
@@ -216,6 +314,15 @@ async function main(): Promise<void> {
     }),
   );
   for (const n of SPINNERS) await ignoreConflict(host.request('POST', `/api/v1/namespaces/${NS}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: n, namespace: NS, labels: { spin: 'yes' } }, data: { n: '0' } } }));
+  if (flags.output) {
+    try {
+      await outputCases(env, host, member1, certFile, keyFile, workDir);
+    } finally {
+      await host.request('DELETE', `/api/v1/namespaces/${NS}`).catch(() => undefined);
+      if (!running) envStop();
+    }
+    process.exit(0);
+  }
   const results: Window[] = [];
   try {
     for (const workers of WORKERS) {

@@ -55,6 +55,14 @@ const CASES: Case[] = [
   { name: '__tostring loops (string.format)', script: 'function f(o) return string.format("%s", o) end', meta: LOOP },
   { name: '__len loops', script: 'function f(o) return #o end', meta: LOOP },
   { name: '__index loops, xpcall handler loops', script: `function f(o) return xpcall(function() return o.x end, function() ${LOOP} end) end`, meta: LOOP },
+  // Issue 32: what a script produces (test/lua/fixtures/hostile has them as RICs).
+  { name: 'error() of 50 x 1 MB (50 MB message)', script: `function f() local s = ${MB1} local t = {} for i = 1, 50 do t[i] = s end error(table.concat(t)) end` },
+  { name: 'result of 3,000 refs to one 1 MB string', script: `function f() local s = ${MB1} local t = {} for i = 1, 3000 do t[i] = s end return {big = t} end` },
+  { name: 'string.find plain, 30 KB needle in 1 MB', script: `function f() local n = string.format("%015000d", 0) .. "1" .. string.format("%014999d", 0) return string.find(string.format("%0999999d", 0), n, 1, true) end` },
+  { name: 'string.format("%99999999d")', script: 'function f() return #string.format("%99999999d", 1) end' },
+  { name: 'string.format of 100 x "%9999999d"', script: 'function f() local t, a = {}, {} for i = 1, 100 do t[i] = "%9999999d" a[i] = i end return #string.format(table.concat(t), unpack(a)) end' },
+  { name: 'table.sort by tonumber of 1 MB strings', script: `function f() local s = ${MB1} local t = {} for i = 1, 2000 do t[i] = s end table.sort(t, tonumber) end` },
+  { name: 'table.sort, comparator always true', script: 'function f() local t = {} for i = 1, 200000 do t[i] = i % 7 end table.sort(t, function() return true end) end' },
 ];
 
 const METAMETHODS = ['__index', '__newindex', '__call', '__concat', '__eq', '__lt', '__le', '__tostring', '__len', '__add'];
@@ -83,6 +91,8 @@ interface Result {
   error: string;
   baseRss: number;
   peakRss: number;
+  /** Bytes of the error message as it left the sandbox (a script's huge message is cut to 4 KiB). */
+  errorBytes: number;
 }
 
 function runCase(c: Case): Result {
@@ -99,7 +109,7 @@ function runCase(c: Case): Result {
     error = (e as Error).message;
   }
   const ms = performance.now() - start;
-  return { name: c.name, ms, error, baseRss, peakRss: process.resourceUsage().maxRSS / 1024 };
+  return { name: c.name, ms, error, baseRss, peakRss: process.resourceUsage().maxRSS / 1024, errorBytes: Buffer.byteLength(error) };
 }
 
 function option(name: string, fallback: number): number {
@@ -114,7 +124,7 @@ async function parent(): Promise<void> {
   const cases = only >= 0 ? CASES.filter((c) => c.name.includes(process.argv[only + 1]!)) : CASES;
   const self = fileURLToPath(import.meta.url);
   console.log(`budget 1000 ms, memory cap 256 MiB; child killed after ${timeoutS} s or at ${rssCap} MiB RSS`);
-  console.log('case'.padEnd(40), 'to error'.padStart(10), 'over budget'.padStart(12), 'RSS before'.padStart(11), 'peak RSS'.padStart(9), 'growth'.padStart(7), ' error');
+  console.log('case'.padEnd(42), 'to error'.padStart(10), 'over budget'.padStart(12), 'RSS before'.padStart(11), 'peak RSS'.padStart(9), 'growth'.padStart(7), ' error');
   for (const c of cases) {
     const r = await new Promise<string>((resolve) => {
       const child = spawn(process.execPath, [...process.execArgv, self, '--case', c.name], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -132,7 +142,7 @@ async function parent(): Promise<void> {
         const elapsed = (performance.now() - started) / 1000;
         if (elapsed > timeoutS + 5 || peak > rssCap) {
           child.kill('SIGKILL');
-          resolve(`${c.name.padEnd(40)} ${'killed'.padStart(10)} ${''.padStart(12)} ${''.padStart(11)} ${peak.toFixed(0).padStart(9)} ${''.padStart(7)}  killed after ${elapsed.toFixed(1)} s at ${peak.toFixed(0)} MiB RSS (${peak > rssCap ? 'RSS cap' : 'time limit'})`);
+          resolve(`${c.name.padEnd(42)} ${'killed'.padStart(10)} ${''.padStart(12)} ${''.padStart(11)} ${peak.toFixed(0).padStart(9)} ${''.padStart(7)}  killed after ${elapsed.toFixed(1)} s at ${peak.toFixed(0)} MiB RSS (${peak > rssCap ? 'RSS cap' : 'time limit'})`);
         }
       }, 50);
       child.on('exit', () => {
@@ -140,10 +150,10 @@ async function parent(): Promise<void> {
         try {
           const res = JSON.parse(out) as Result;
           resolve(
-            `${res.name.padEnd(40)} ${`${res.ms.toFixed(0)} ms`.padStart(10)} ${`${(res.ms - 1000).toFixed(0)} ms`.padStart(12)} ${`${res.baseRss.toFixed(0)} MiB`.padStart(11)} ${`${res.peakRss.toFixed(0)}`.padStart(9)} ${`${(res.peakRss - res.baseRss).toFixed(0)}`.padStart(7)}  ${res.error.slice(0, 110)}`,
+            `${res.name.padEnd(42)} ${`${res.ms.toFixed(0)} ms`.padStart(10)} ${`${(res.ms - 1000).toFixed(0)} ms`.padStart(12)} ${`${res.baseRss.toFixed(0)} MiB`.padStart(11)} ${`${res.peakRss.toFixed(0)}`.padStart(9)} ${`${(res.peakRss - res.baseRss).toFixed(0)}`.padStart(7)}  ${res.errorBytes > 110 ? `[${res.errorBytes} bytes] ` : ''}${res.error.slice(0, 110)}`,
           );
         } catch {
-          resolve(`${c.name.padEnd(40)} (no result: ${out.slice(0, 80)})`);
+          resolve(`${c.name.padEnd(42)} (no result: ${out.slice(0, 80)})`);
         }
       });
     });

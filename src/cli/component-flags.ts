@@ -6,6 +6,10 @@
  */
 import type { Command } from 'commander';
 import { parseDuration } from './core-flags.js';
+import { poolMemoryBoundMiB, POOL_DEFAULTS } from '../interpreter/pool.js';
+
+const MiB = 1024 * 1024;
+const workerBoundMiB = poolMemoryBoundMiB({ ...POOL_DEFAULTS, size: 1 });
 
 /** A flag's value as a whole number in [min, max]; the error names the flag and the range. */
 export function wholeNumber(flag: string, v: string, min: number, max: number): number {
@@ -21,7 +25,11 @@ export function addComponentFlags(cmd: Command): Command {
     .option('--leader-elect-identity <id>', 'this replica\'s identity in the Lease (default: hostname_pid)')
     .option('--metrics-port <port>', 'port of /metrics, /healthz and /readyz', '8080')
     .option('--bind-address <address>', 'address of the metrics and probe server', '0.0.0.0')
-    .option('--interpreter-workers <n>', 'worker threads that run the Lua scripts of user ResourceInterpreterCustomizations, off the event loop; 0 runs them in-process', '2');
+    .option(
+      '--interpreter-workers <n>',
+      `worker threads that run the Lua scripts of user ResourceInterpreterCustomizations, off the event loop; 0 runs them in-process. Each worker may hold up to ${workerBoundMiB} MiB (heap caps plus the ${POOL_DEFAULTS.memoryLimitBytes / MiB} MiB per-call budget of heap and string memory): raise the pod's memory limit with the count`,
+      String(POOL_DEFAULTS.workers),
+    );
 }
 
 export interface ComponentFlags {

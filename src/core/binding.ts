@@ -48,7 +48,9 @@ import { errorMessage } from '../json/error.js';
 import type { ResourceBindingSpec, Work } from '../api/generated/types.js';
 import { flat, intern, uuidShaped } from '../json/strings.js';
 import { applyOverridePolicies, type AppliedOverrideItem } from './override.js';
-import { emptyResult, type CoreEvent, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
+import { DETECTOR, detectorKey } from './detector.js';
+import { directlyPurgePending } from './eviction.js';
+import { emptyResult, ReaderNotReadyError, type CoreEvent, type EnqueueRequest, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
 import { pruneInPlace } from './prune.js';
 import { rolloutRender } from './rollout.js';
 import { takeByWeight } from '../scheduler/webster.js';
@@ -111,9 +113,14 @@ export function reconcileBinding(ctx: ReconcileContext, key: string): ReconcileR
       const done = withMeta(b);
       removeFinalizer(done, fin);
       writes.push({ op: 'update', object: done });
+      const enqueue = successorKeys(ctx, b);
+      if (enqueue.length) return { writes, events, enqueue };
     }
     return { writes, events };
   }
+
+  // The template is gone: the binding goes, as the garbage collector would take it (templateGone).
+  if (templateGone(ctx, b)) return { writes: [{ op: 'delete', ref: refOf(b) }], events };
 
   // Orphans: Works in clusters the binding no longer expects.
   const expected = expectedClusters(b);
@@ -131,11 +138,8 @@ export function reconcileBinding(ctx: ReconcileContext, key: string): ReconcileR
     } else live.push(w);
   }
 
-  // A Directly eviction holds every render until the evicted cluster's Work is gone.
-  const directly = new Set(evictionTasksOf(b).filter((t) => normalizePurgeMode(t.purgeMode) === PurgeModeDirectly).map((t) => t.fromCluster));
-  if (directly.size && works.some((w) => directly.has(safeCluster(w)))) {
-    return { writes, events, requeueAfterSeconds: DirectlyPurgeRequeueSeconds };
-  }
+  // A Directly eviction holds every render until the evicted cluster's Work is gone (while that cluster can delete it).
+  if (directlyPurgePending(ctx.reader, b, works)) return { writes, events, requeueAfterSeconds: DirectlyPurgeRequeueSeconds };
 
   const r = b.spec?.resource;
   if (!r) return { writes, events };
@@ -187,6 +191,59 @@ export function reconcileBinding(ctx: ReconcileContext, key: string): ReconcileR
     for (const o of [bref, tref]) events.push({ involvedObject: o, type: 'Normal', reason: EventReasonSyncWorkSucceed, message: `Sync work of ${what} successful.`, source });
   }
   return { writes, events };
+}
+
+/**
+ * Whether the binding outlived the template it was built from: the object its controller owner reference
+ * names is gone, or that name now holds another object (deleted and created again: another uid). This is
+ * the garbage collector's rule for a dependent, which Karmada relies on; the binding controller applies it
+ * as well, on every pass, so that a host without a garbage collector, or a controller that was down when
+ * the template went (no watch event ever comes for it), still deletes the binding, whose deletion then
+ * takes its Works and their member copies (preserveResourcesOnDeletion and the managed-label check
+ * apply as for any deletion). A binding without such an owner (written by hand) is nobody's dependent;
+ * a terminating template is still there, as it is for the collector. A template kind whose cache is still
+ * filling throws ReaderNotReadyError: absent means absent.
+ */
+export function templateGone(ctx: ReconcileContext, b: Binding): boolean {
+  const owner = ownerTemplate(ctx, b);
+  return owner !== undefined && (owner.template === undefined || isReplaced(owner));
+}
+
+interface OwnerTemplate {
+  /** What holds the owner's name now, if anything. */
+  template: KObject | undefined;
+  /** The owner's uid, from the owner reference (the binding's spec.resource.uid where it has none). */
+  uid: string | undefined;
+}
+
+/** The template the binding's controller owner reference names (undefined: nobody owns the binding). */
+function ownerTemplate(ctx: ReconcileContext, b: Binding): OwnerTemplate | undefined {
+  const r = b.spec?.resource;
+  const owner = b.metadata.ownerReferences?.find((o) => o.controller === true);
+  if (!r || !owner || owner.kind !== r.kind || owner.name !== r.name) return undefined;
+  return { template: ctx.reader.get(r, r.namespace, r.name), uid: (typeof owner.uid === 'string' && owner.uid) || r.uid };
+}
+
+/** The owner's name holds another object: the template was deleted and created again. */
+function isReplaced(o: OwnerTemplate): o is OwnerTemplate & { template: KObject } {
+  const now = o.template?.metadata.uid;
+  return !!o.uid && !!now && now !== o.uid;
+}
+
+/**
+ * The detector key of the template created again under the name of a binding being deleted: the detector
+ * refuses to take over a binding another uid owns, and is told to look again as soon as this one is let go
+ * instead of after its back-off. A template kind still being cached is left to that back-off.
+ */
+function successorKeys(ctx: ReconcileContext, b: Binding): EnqueueRequest[] {
+  let owner: OwnerTemplate | undefined;
+  try {
+    owner = ownerTemplate(ctx, b);
+  } catch (e) {
+    if (e instanceof ReaderNotReadyError) return [];
+    throw e;
+  }
+  return owner && isReplaced(owner) ? [{ controller: DETECTOR, key: detectorKey(refOf(owner.template)) }] : [];
 }
 
 function safeCluster(w: Work): string {

@@ -43,7 +43,7 @@ import type { Cluster, Work } from '../api/generated/types.js';
 import { deepClone, deepEqual, deepEqualExcept } from '../json/value.js';
 import { withMeta, findCondition, isTerminating, parseRefKey, refOf, removeFinalizer, setCondition, type KObject, type ObjectRef } from './object.js';
 import { reflectManifests } from './manifest-status.js';
-import { emptyResult, ReaderNotReadyError, type CoreEvent, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
+import { emptyResult, ReaderNotReadyError, ReadForbiddenError, type CoreEvent, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
 
 export const EXECUTION = 'execution';
 
@@ -122,8 +122,9 @@ export function reconcileWork(ctx: ReconcileContext, key: string): ReconcileResu
       }
       ok++;
     } catch (e) {
-      // A member cache still filling is no apply failure: no Applied=False, no event, just a retry.
-      if (e instanceof ReaderNotReadyError) throw e;
+      // A member cache still filling is no apply failure: no Applied=False, no event, just a retry. A kind the
+      // member refuses to list is one (deploy/agent/README.md: the agent's member role), reported until it is granted.
+      if (e instanceof ReaderNotReadyError && !(e instanceof ReadForbiddenError)) throw e;
       errors.push(errorMessage(e));
     }
   }

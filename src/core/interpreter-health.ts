@@ -26,8 +26,13 @@ const RANK: Record<ScriptFailure['failure'], number> = { timeout: 0, memory: 1, 
 /** A condition message is capped by the CRD (32768); a script's error text can be long. */
 const MAX_MESSAGE = 4096;
 
+/** Of one failure's text: its beginning, and its end, where a message the sandbox cut notes its size. */
+const MESSAGE_HEAD = 1024;
+const MESSAGE_TAIL = 120;
+
 function describe(f: ScriptFailure): string {
-  const text = f.message.length > 1024 ? `${f.message.slice(0, 1024)}...` : f.message;
+  const m = f.message;
+  const text = m.length > MESSAGE_HEAD + MESSAGE_TAIL ? `${m.slice(0, MESSAGE_HEAD)} ... ${m.slice(-MESSAGE_TAIL)}` : m;
   return `${f.operation} for ${f.apiVersion}, Kind=${f.kind} failed: ${text}`;
 }
 

@@ -37,6 +37,18 @@ export class ReaderNotReadyError extends Error {
 }
 
 /**
+ * A read the server refused (403: the identity may not list or watch that kind). Retried like a cache that
+ * is filling, since the right may be granted at any time; a reconciler that reports failures on its object
+ * (the execution controller's Applied=False) reports this one, which the user must act on.
+ */
+export class ReadForbiddenError extends ReaderNotReadyError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReadForbiddenError';
+  }
+}
+
+/**
  * Read access to the control plane (cluster undefined) and to member clusters (cluster = its name).
  * Returned objects are shared with the store: never mutate them, copy first.
  */

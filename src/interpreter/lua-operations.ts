@@ -8,6 +8,8 @@ import { goField, goJsonValue, goStruct } from './go-json.js';
 import type { ScriptEntry, TypedOutput } from './ric.js';
 import * as fengariModule from '../lua/fengari.js';
 import { type LuaState } from '../lua/fengari.js';
+import { boundMessage, MAX_MESSAGE_BYTES } from '../lua/message.js';
+import { formatLuaNumber } from '../lua/numbers.js';
 import { LuaSandbox, LuaScriptError } from '../lua/sandbox.js';
 import { decodeComponents, decodeRequirements, DecodeError } from './decode.js';
 import {
@@ -69,6 +71,9 @@ function run<T>(sb: LuaSandbox, entry: ScriptEntry, op: Operation, args: unknown
     return sb.run(entry.script, LUA_FUNCTION[op], op, args, nresults, read, { sb, entry, refs });
   } catch (e) {
     if (e instanceof LuaScriptError) throw new InterpreterError(e.message, op);
+    // A result check can quote what the script returned (the object without a kind): bounded like the
+    // script's own messages.
+    if (e instanceof InterpreterError && e.message.length > MAX_MESSAGE_BYTES) throw new InterpreterError(boundMessage(e.message), e.operation);
     throw e;
   }
 }
@@ -96,7 +101,7 @@ function toObject(value: JsonValue): KubeObject {
     throw new InterpreterError(`json unmarshal obj failed: json: cannot unmarshal ${Array.isArray(value) ? 'array' : typeof value} into Go value of type map[string]interface {}`);
   }
   const kind = value.kind;
-  if (typeof kind !== 'string' || kind === '') throw new InterpreterError(`Object 'Kind' is missing in '${goJson(value)}'`);
+  if (typeof kind !== 'string' || kind === '') throw new InterpreterError(boundMessage(`Object 'Kind' is missing in '${goJson(value)}'`));
   return value as KubeObject;
 }
 
@@ -111,6 +116,7 @@ export function luaRetain(sb: LuaSandbox, entry: ScriptEntry, desired: KubeObjec
 }
 
 export function luaReviseReplica(sb: LuaSandbox, entry: ScriptEntry, obj: KubeObject, replicas: number): KubeObject {
+  replicaCount('ReviseReplica', 'asked of the script', replicas);
   return run(sb, entry, 'ReviseReplica', [obj, replicas], 1, objectResult, [obj]);
 }
 
@@ -203,16 +209,24 @@ export function luaInterpretHealth(sb: LuaSandbox, entry: ScriptEntry, observed:
   return run(sb, entry, 'InterpretHealth', [observed], 1, healthResult);
 }
 
-/** Go's int32(float64): truncation toward zero; out of range gives the minimum int32 (amd64). */
-function toInt32(v: number): number {
+const MAX_REPLICAS = 2147483647;
+
+/**
+ * The replica count a script answered, as Karmada reads it: Go's int32(float64), truncation toward zero
+ * (2.7 is 2). Where Karmada's conversion goes wrong it is a script error here: NaN, the infinities and
+ * numbers beyond int32 become -2147483648 in Go (amd64) and a negative count is kept, and either would
+ * be written into the binding's spec.replicas and divided among clusters.
+ */
+export function replicaCount(op: Operation, source: string, v: number): number {
   const t = Math.trunc(v);
-  if (!Number.isFinite(t) || t > 2147483647 || t < -2147483648) return -2147483648;
-  return t === 0 ? 0 : t;
+  if (Number.isFinite(t) && t >= 0 && t <= MAX_REPLICAS) return t === 0 ? 0 : t;
+  const why = Number.isNaN(v) || !Number.isFinite(v) || t > MAX_REPLICAS ? `Karmada's int32 conversion would make it -2147483648` : 'a replica count is never negative';
+  throw new InterpreterError(`${op}: replicas ${formatLuaNumber(v)} ${source} is not a whole number from 0 to ${MAX_REPLICAS} (${why}); nothing is written`, op);
 }
 
 function replicaResult(L: LuaState, _n: number, c: Call): ReplicaResult {
   if (lua.lua_type(L, 1) !== lua.LUA_TNUMBER) throw new InterpreterError(`result type ${gopherTypeCode(L, 1)} is not number`);
-  const replicas = toInt32(lua.lua_tonumber(L, 1));
+  const replicas = replicaCount('InterpretReplica', 'returned by the script', lua.lua_tonumber(L, 1));
   const t2 = lua.lua_type(L, 2);
   if (t2 === lua.LUA_TNIL || t2 === lua.LUA_TNONE) return { replicas, requirements: null };
   if (t2 !== lua.LUA_TTABLE) throw new InterpreterError(`expect the returned requires type is table but got ${typeName(L, 2)}`);

@@ -16,6 +16,16 @@
  * memory budget, or raised errors three times in a row, is backed off (exponential, capped): until the
  * back-off ends, calls of it that are not in the cache fail at once with its last error, without Lua.
  * scriptHealth() gives those records to the core's interpreter-health reconciler.
+ *
+ * Quarantine: a RIC whose calls keep costing a worker (terminated past the watchdog, out of heap, dead,
+ * or replaced for the memory a failed call left) is quarantined after `quarantineAfter` such calls: every
+ * call of every script of it fails at once with the reason, on no worker, so that a controller restarted
+ * with it present serves the other kinds at full speed. A change to the RIC's scripts (its spec; a status
+ * write is no change) lifts it; otherwise it ends after `quarantineMs`, doubling per relapse up to
+ * `maxQuarantineMs`, and the next call that costs a worker quarantines it again at once. A call of a
+ * script that had cost a worker and now succeeds ends it. Quarantine is recorded in the RIC's
+ * ScriptsHealthy message (QUARANTINED), and a controller that starts with a RIC whose condition says so
+ * for its current generation keeps it quarantined from the start, without trying it on a worker first.
  */
 import { createHash } from 'node:crypto';
 import type { KObject } from '../core/object.js';
@@ -26,6 +36,7 @@ import { ricName, scriptOf, targetOf, TYPED_OUTPUT_ANNOTATION } from './ric.js';
 import { gvkKey, gvkOf, InterpreterError, type GVK, type Operation, type ReplicaResult, type RIC } from './types.js';
 import type { WorkerMethod } from './worker-protocol.js';
 import { errorMessage } from '../json/error.js';
+import { RICConditionScriptsHealthy } from '../api/constants.js';
 
 /** A call running in a worker: the reconcile that asked is retried once it settles. */
 export class InterpreterPendingError extends Error {
@@ -62,7 +73,17 @@ export interface PooledInterpreterOptions {
   onHealthChanged?: (ric: string) => void;
   /** The `--interpreters` RICs the workers hold (pool.ts `libraries`): their layer runs in the workers too. */
   library?: RIC[];
+  /** Calls that cost a worker before the RIC is quarantined (default 2). */
+  quarantineAfter?: number;
+  /** First quarantine, ms (default 300000), doubling per relapse up to maxQuarantineMs (default 3600000). */
+  quarantineMs?: number;
+  maxQuarantineMs?: number;
+  /** Wakes the interpreter-health reconciler when a quarantine ends (default setTimeout, unref'd). */
+  setTimer?: (f: () => void, ms: number) => void;
 }
+
+/** Begins a ScriptsHealthy message of a quarantined RIC (a restarted controller reads it back). */
+export const QUARANTINED = 'quarantined:';
 
 export interface PooledInterpreter extends Port, Deferrals {
   /** Follows the user's RICs (in-process and in the workers). */
@@ -96,6 +117,22 @@ interface FailureRecord {
   retryAt: number;
 }
 
+/** A RIC whose calls cost workers: while `until` is ahead, its calls fail at once. */
+interface Quarantine {
+  /** Calls that cost a worker since the RIC last changed. */
+  kills: number;
+  /** Quarantines so far: the next lasts quarantineMs × 2^level. */
+  level: number;
+  until: number;
+  /** The last call's failure that cost a worker. */
+  failure: CallFailure;
+  message: string;
+  /** Scripts that cost a worker: one of them succeeding ends the quarantine. */
+  killers: Set<number>;
+  /** The RIC's scripts when it began: another set lifts it. */
+  signature: string;
+}
+
 const METHOD_OP: Record<WorkerMethod, InterpreterOperation> = {
   getReplicas: 'InterpretReplica',
   reviseReplica: 'ReviseReplica',
@@ -115,6 +152,14 @@ export function createPooledInterpreter(opts: PooledInterpreterOptions): PooledI
   const baseBackoff = opts.baseBackoffMs ?? 1000;
   const maxBackoff = opts.maxBackoffMs ?? 300_000;
   const errorsBeforeBackoff = opts.errorsBeforeBackoff ?? 3;
+  const quarantineAfter = opts.quarantineAfter ?? 2;
+  const quarantineMs = opts.quarantineMs ?? 300_000;
+  const maxQuarantineMs = opts.maxQuarantineMs ?? 3_600_000;
+  const setTimer =
+    opts.setTimer ??
+    ((f: () => void, ms: number) => {
+      setTimeout(f, ms).unref();
+    });
 
   const results = new Map<string, Cached>();
   const inflight = new Map<string, Promise<CallOutcome>>();
@@ -127,6 +172,9 @@ export function createPooledInterpreter(opts: PooledInterpreterOptions): PooledI
   let scripts = new Map<string, ScriptRef>();
   const records = new Map<string, FailureRecord>();
   const succeeded = new Set<string>();
+  const quarantines = new Map<string, Quarantine>();
+  /** RICs seen so far: only a RIC's first sighting reads a quarantine back from its condition. */
+  const seen = new Set<string>();
 
   const recordKey = (owner: string, gvk: GVK, op: Operation) => `${owner}\0${gvkKey(gvk)}\0${op}`;
   const changed = (owner: string) => opts.onHealthChanged?.(owner);
@@ -162,6 +210,23 @@ export function createPooledInterpreter(opts: PooledInterpreterOptions): PooledI
   // Library RICs and health checks are user code as much as the cluster's RICs: they run in the workers.
   const libraryScripts = indexScripts(opts.library ?? []);
   const staticIds = new Set([...libraryScripts.values()].map((r) => r.id));
+  /** The ids of an owner's scripts, user and library: what a quarantine compares to see the RIC changed. */
+  const signatureOf = (owner: string): string => {
+    const ids: number[] = [];
+    for (const m of [scripts, libraryScripts]) for (const r of m.values()) if (r.owners.includes(owner)) ids.push(r.id);
+    return ids.sort((a, b) => a - b).join(',');
+  };
+  const quarantineText = (q: Quarantine) =>
+    `${QUARANTINED} calls failed at once until ${new Date(q.until).toISOString()} (or a change to the RIC): its scripts cost the interpreter worker ${q.kills} times, last: ${q.message}`;
+  const quarantinedNow = (ref: ScriptRef): Quarantine | undefined => {
+    const t = now();
+    for (const owner of ref.owners) {
+      const q = quarantines.get(owner);
+      if (q && q.until > t) return q;
+    }
+    return undefined;
+  };
+
   const pooled = (obj: KObject, op: InterpreterOperation): ScriptRef | undefined => {
     const gvk = gvkOf(obj as never);
     const layer = real.layerFor(gvk, op);
@@ -209,9 +274,11 @@ export function createPooledInterpreter(opts: PooledInterpreterOptions): PooledI
       for (const owner of ref.owners) {
         succeeded.add(owner);
         if (records.delete(recordKey(owner, gvk, op))) changed(owner);
+        if (quarantines.get(owner)?.killers.has(ref.id) && quarantines.delete(owner)) changed(owner);
       }
       return;
     }
+    if (o.replaced && stillCurrent) for (const owner of ref.owners) costWorker(owner, ref.id, o, t);
     let retryAt = t;
     if (stillCurrent) {
       for (const owner of ref.owners) {
@@ -232,6 +299,45 @@ export function createPooledInterpreter(opts: PooledInterpreterOptions): PooledI
     if (expiresAt > t) remember(key, { outcome: o, expiresAt });
   }
 
+  /** A call of `owner`'s script cost a worker: counted, and past the threshold, quarantined. */
+  function costWorker(owner: string, scriptId: number, o: Extract<CallOutcome, { ok: false }>, t: number): void {
+    let q = quarantines.get(owner);
+    if (!q) quarantines.set(owner, (q = { kills: 0, level: 0, until: 0, failure: o.failure, message: o.message, killers: new Set(), signature: signatureOf(owner) }));
+    q.kills++;
+    q.killers.add(scriptId);
+    q.failure = o.failure;
+    q.message = o.message;
+    if (q.kills < quarantineAfter) return;
+    const span = Math.min(maxQuarantineMs, quarantineMs * 2 ** Math.min(q.level, 30));
+    q.level++;
+    q.until = t + span;
+    changed(owner);
+    const ended = q;
+    // Its condition says quarantined until then: it is due again once the quarantine ends.
+    setTimer(() => {
+      if (quarantines.get(owner) === ended) changed(owner);
+    }, span + 1);
+  }
+
+  /**
+   * A RIC that a controller before this one quarantined, for the generation it still has: quarantined
+   * again from the start, so a restart does not spend workers to learn it again.
+   */
+  function quarantineFromCondition(ric: RIC): void {
+    const owner = ricName(ric);
+    if (seen.has(owner)) return;
+    seen.add(owner);
+    const conds = (ric as { status?: { conditions?: Array<Record<string, unknown>> } }).status?.conditions ?? [];
+    const c = conds.find((x) => x.type === RICConditionScriptsHealthy);
+    if (c?.status !== 'False' || typeof c.message !== 'string' || c.observedGeneration !== ric.metadata?.generation) return;
+    // The message lists every failing script ("<op> for <gvk> failed: <text>; ..."): any one quarantined.
+    if (!c.message.includes(`failed: ${QUARANTINED}`)) return;
+    const t = now();
+    quarantines.set(owner, { kills: quarantineAfter, level: 1, until: t + quarantineMs, failure: 'error', message: `quarantined by an earlier run of the controller (${String(c.reason)})`, killers: new Set(), signature: signatureOf(owner) });
+    changed(owner);
+    setTimer(() => changed(owner), quarantineMs + 1);
+  }
+
   function call(method: WorkerMethod, obj: KObject, args: unknown[], ref: ScriptRef): unknown {
     const op = METHOD_OP[method];
     const key = createHash('sha1').update(`${ref.id}\0${method}\0${JSON.stringify(args)}`).digest('base64');
@@ -246,6 +352,11 @@ export function createPooledInterpreter(opts: PooledInterpreterOptions): PooledI
     }
     if (hit) results.delete(key);
     const gvk = gvkOf(obj as never);
+    const q = quarantinedNow(ref);
+    if (q) {
+      counts.failedFast++;
+      throw new InterpreterError(`${op}: ${quarantineText(q)}`, op);
+    }
     const off = backedOff(ref, gvk, op);
     if (off) {
       counts.failedFast++;
@@ -269,6 +380,13 @@ export function createPooledInterpreter(opts: PooledInterpreterOptions): PooledI
       real.setCustomizations(rics);
       pool.setCustomizations(rics);
       scripts = indexScripts(rics);
+      // A RIC whose scripts changed (or that is gone) leaves quarantine.
+      for (const [owner, q] of quarantines) {
+        if (signatureOf(owner) === q.signature) continue;
+        quarantines.delete(owner);
+        changed(owner);
+      }
+      for (const ric of rics) quarantineFromCondition(ric);
       // Records of scripts that are gone or changed end: their RIC's condition is due again.
       for (const [k, r] of records) {
         const ref = scripts.get(`${gvkKey(r.gvk)}\0${r.op}`);
@@ -287,9 +405,12 @@ export function createPooledInterpreter(opts: PooledInterpreterOptions): PooledI
     },
     scriptHealth(ric) {
       const failures: ScriptFailure[] = [];
+      const q = quarantines.get(ric);
+      const quarantined = q && q.until > now() ? q : undefined;
       for (const r of records.values()) {
         if (r.owner !== ric) continue;
-        failures.push({ operation: r.op, apiVersion: r.gvk.apiVersion, kind: r.gvk.kind, failure: r.failure, message: r.message, failures: r.failures });
+        const message = quarantined && quarantined.killers.has(r.scriptId) ? quarantineText(quarantined) : r.message;
+        failures.push({ operation: r.op, apiVersion: r.gvk.apiVersion, kind: r.gvk.kind, failure: r.failure, message, failures: r.failures });
       }
       failures.sort((a, b) => `${a.apiVersion}/${a.kind}/${a.operation}`.localeCompare(`${b.apiVersion}/${b.kind}/${b.operation}`));
       return { failures, succeeded: succeeded.has(ric) };

@@ -19,10 +19,16 @@ export interface WorkerRics {
 
 export type WorkerRequest = WorkerCall | WorkerRics;
 
+/**
+ * pure: the script read nothing but its arguments (no clock, random numbers, addresses, print).
+ * grownBytes: how far the worker's JS heap plus external memory (ArrayBuffers: Lua strings are byte
+ * arrays) stands above what it held when it started, after the call; the pool replaces a worker that
+ * stays far above it (garbage V8 has not collected, or state a script left behind), so that what a call
+ * allocated is given back. Absent from workers that do not measure (tests' stand-ins).
+ */
 export type WorkerReply =
-  /** pure: the script read nothing but its arguments (no clock, random numbers, addresses, print). */
-  | { id: number; ok: true; value: unknown; pure: boolean }
-  | { id: number; ok: false; message: string; pure: boolean };
+  | { id: number; ok: true; value: unknown; pure: boolean; grownBytes?: number }
+  | { id: number; ok: false; message: string; pure: boolean; grownBytes?: number };
 
 /**
  * Sent when the worker begins a call. The budget is counted from here: a worker that is still starting,

@@ -12,7 +12,7 @@ import { CLUSTER, RIC } from '../core/kinds.js';
 import { refKey } from '../core/object.js';
 import { withCoreDefaults, type ControllerSpec, type CoreOptions, type Interpreter, type InterpreterOperation } from '../core/ports.js';
 import { createInterpreter, type InterpreterOptions } from '../interpreter/interpreter.js';
-import { InterpreterPool } from '../interpreter/pool.js';
+import { InterpreterPool, POOL_DEFAULTS } from '../interpreter/pool.js';
 import { createPooledInterpreter, InterpreterPendingError, type PooledInterpreter } from '../interpreter/pool-interpreter.js';
 import { configurationFollower, createWebhookInterpreter, httpsWebhookCaller, RIWC } from '../interpreter/webhook-interpreter.js';
 import { startProbeServer } from '../runtime/http.js';
@@ -181,7 +181,8 @@ export class Controller {
     });
     await store.start();
     this.opts.onCachesFilled?.(store);
-    const real = createInterpreter({ nowMs: Date.now, builtin: true, memoize: true, ...this.opts.interpreterLibraries });
+    // With --interpreter-workers 0 user scripts run here: the same per-call memory budget as in a worker.
+    const real = createInterpreter({ nowMs: Date.now, builtin: true, memoize: true, memoryLimitBytes: POOL_DEFAULTS.memoryLimitBytes, ...this.opts.interpreterLibraries });
     const local = interpreterPort(real);
     const workers = this.opts.interpreterWorkers ?? 2;
     let pooled: PooledInterpreter | undefined;

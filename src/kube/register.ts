@@ -15,8 +15,9 @@
  * - the Cluster (syncMode Pull, spec.id the member's kube-system uid, as the agent registers it) and the
  *   Leases, owned by the Cluster so that they go with it.
  *
- * In the member (when its kubeconfig is given): the agent's namespace, ServiceAccount, RBAC (all rights:
- * the agent applies whatever the Works carry, as Karmada's does), the Secret karmada-kubeconfig with the
+ * In the member (when its kubeconfig is given): the agent's namespace, ServiceAccount, RBAC (an aggregated
+ * ClusterRole: the probe, namespaces and the default template kinds, extended per kind by labelled
+ * ClusterRoles; Karmada's agent may do anything), the Secret karmada-kubeconfig with the
  * agent's kubeconfig for the host, and the agent's Deployment. Without it the kubeconfig goes to a file.
  *
  * The objects are built by the functions below, which are also what deploy/agent/ contains (a test
@@ -60,6 +61,13 @@ export const AgentKubeconfigSecret = 'karmada-kubeconfig';
 export const AgentMemberServiceAccount = 'karmada-agent-sa';
 export const AgentComponentName = 'karmada-agent';
 const KarmadaSystemLabel = 'karmada.io/system';
+/** A member ClusterRole with this label set to "true" adds its rules to the agent's (ClusterRole `karmada-agent`). */
+export const AgentAggregationLabel = 'karmada-lite.io/aggregate-to-agent';
+/**
+ * What the agent does to a kind a Work carries: reads it (its cache, the status it reports), creates and
+ * updates it, deletes it with its Work. The verbs a labelled ClusterRole grants for a kind of its own.
+ */
+export const AgentWorkVerbs = ['get', 'list', 'watch', 'create', 'update', 'delete'] as const;
 
 /** The agent's ServiceAccount on the host, and the user its token authenticates as. */
 export const agentServiceAccountName = (cluster: string) => `karmada-agent-${cluster}`;
@@ -289,14 +297,37 @@ export function memberSetupObjects(p: RegisterPlan): KObject[] {
       kind: 'ServiceAccount',
       metadata: { name: AgentMemberServiceAccount, namespace: ns, labels },
     },
+    // Karmada's agent may do anything in its member. This one's role is the union of the ClusterRoles labelled
+    // AgentAggregationLabel (kube-controller-manager's ClusterRole aggregation fills it): what the agent
+    // always does, and the kinds the Works carry, by default those the controller's template role names
+    // (deploy/controller/controller.yaml); one more labelled ClusterRole in the member adds a kind. No rules
+    // field: the aggregation owns it, and a second register (server-side apply) must not empty it.
     {
       apiVersion: RBAC,
       kind: 'ClusterRole',
       metadata: { name: AgentComponentName, labels },
-      // The agent applies whatever kinds the Works carry, in any namespace, as Karmada's agent does.
+      aggregationRule: { clusterRoleSelectors: [{ matchLabels: { [AgentAggregationLabel]: 'true' } }] },
+    },
+    {
+      apiVersion: RBAC,
+      kind: 'ClusterRole',
+      metadata: { name: `${AgentComponentName}:base`, labels: { ...labels, [AgentAggregationLabel]: 'true' } },
       rules: [
-        { apiGroups: ['*'], resources: ['*'], verbs: ['*'] },
-        { nonResourceURLs: ['*'], verbs: ['get'] },
+        // The member probe (health, version, the API list the scheduler filters on) and the REST client's discovery.
+        { nonResourceURLs: ['/readyz', '/healthz', '/livez', '/version', '/api', '/api/*', '/apis', '/apis/*'], verbs: ['get'] },
+        // kube-system's uid is the cluster id; the probe lists namespaces (a request that needs rights); a
+        // manifest's namespace is created when missing; the namespace sync controller's Works carry namespaces.
+        { apiGroups: [''], resources: ['namespaces'], verbs: [...AgentWorkVerbs] },
+      ],
+    },
+    {
+      apiVersion: RBAC,
+      kind: 'ClusterRole',
+      metadata: { name: `${AgentComponentName}:workloads`, labels: { ...labels, [AgentAggregationLabel]: 'true' } },
+      rules: [
+        { apiGroups: ['apps'], resources: ['deployments', 'statefulsets', 'daemonsets'], verbs: [...AgentWorkVerbs] },
+        { apiGroups: ['batch'], resources: ['jobs', 'cronjobs'], verbs: [...AgentWorkVerbs] },
+        { apiGroups: [''], resources: ['services', 'configmaps'], verbs: [...AgentWorkVerbs] },
       ],
     },
     {
@@ -708,7 +739,10 @@ export function agentManifestFiles(): Record<string, string> {
       '# replace edge1, apply, create the Cluster and the Leases, and `kubectl create token -n karmada-cluster karmada-agent-edge1`.',
     ])}${toYamlDocuments(hostRbacObjects(p))}`,
     'member.yaml': `${header([
-      '# In the member cluster: the agent, with all rights there (it applies whatever the Works carry). It reads the',
+      '# In the member cluster: the agent and its rights there. Its ClusterRole karmada-agent is the union of the',
+      '# ClusterRoles labelled karmada-lite.io/aggregate-to-agent: "true" (ClusterRole aggregation): the probe, namespaces,',
+      '# and the kinds the Works carry (by default those of the controller\'s template role); add one labelled ClusterRole',
+      '# per further kind, with the verbs get, list, watch, create, update, delete. It reads the',
       "# control plane's kubeconfig from the Secret karmada-system/karmada-kubeconfig (key karmada-kubeconfig), which",
       '# `karmada-lite register --kubeconfig MEMBER` creates: `kubectl create secret generic karmada-kubeconfig',
       '# -n karmada-system --from-file=karmada-kubeconfig=agent.config` by hand.',

@@ -468,6 +468,28 @@ const MARSHAL_PREFIX = 'json: error calling MarshalJSON for type json.jsonValue:
 /** A conversion failure; `message` is the full gopher-json/encoding-json text. */
 export class EncodeError extends Error {}
 
+/**
+ * The most a result may hold as JSON: 1.5 MiB, etcd's default `--max-request-bytes`, the largest object
+ * the host's etcd stores. Every result ends up inside a stored object (a Work's manifest or status, a
+ * binding, a template's status), so a larger one could never be written (kube-apiserver's own limit, 3 MiB
+ * of request body, is larger and answers 413). Lua strings are values: one 1 MB string referenced 3,000
+ * times is one string to the script's budget but 3 GB as JSON; the count stops the conversion there.
+ */
+export const MAX_RESULT_BYTES = 1536 * 1024;
+
+/** A result past its size bound; the sandbox reports it as the operation's error. */
+export class ResultSizeError extends Error {
+  constructor(
+    readonly bytes: number,
+    readonly limit: number,
+  ) {
+    super(
+      `result is larger than ${limit} bytes as JSON (conversion stopped at ${bytes} bytes): etcd stores no object past ${limit} bytes by default, so it is never written; return less (a string referenced many times counts each time)`,
+    );
+    this.name = 'ResultSizeError';
+  }
+}
+
 class RawEncodeError {
   constructor(
     readonly base: string,
@@ -523,6 +545,13 @@ export interface EncodeOptions {
    * (go-json.ts); saves a copy of every untouched subtree.
    */
   raw?: boolean;
+  /**
+   * Stop with ResultSizeError once the JSON built so far passes this many bytes (default
+   * MAX_RESULT_BYTES). Counted: every string, key, number and table the script's tables hold; the parts of
+   * input objects the script did not touch are not, being bounded by the inputs themselves (a table can
+   * appear once in a result, so they cannot be multiplied).
+   */
+  maxBytes?: number;
 }
 
 /**
@@ -538,6 +567,8 @@ export function luaToJs(L: LuaState, idx: number, opts: EncodeOptions = {}): Jso
   const tick = opts.tick;
   const repair = opts.repair;
   const raw = opts.raw === true;
+  const maxBytes = opts.maxBytes ?? MAX_RESULT_BYTES;
+  let size = 0;
   try {
     if (lua.lua_type(L, abs) === lua.LUA_TTABLE) {
       if (opts.member) return encodeTable(L, abs, 0, repair ? repair.pos : NOWHERE, false);
@@ -557,10 +588,14 @@ export function luaToJs(L: LuaState, idx: number, opts: EncodeOptions = {}): Jso
       case lua.LUA_TNONE:
         return null;
       case lua.LUA_TBOOLEAN:
+        grow(5);
         return lua.lua_toboolean(L, i);
       case lua.LUA_TNUMBER:
+        grow(numberBytes(lua.lua_tonumber(L, i)));
         return finite(lua.lua_tonumber(L, i), depth);
       case lua.LUA_TSTRING:
+        // Counted before it is decoded: a string past the bound is never turned into a JS string.
+        grow(lua.lua_rawlen(L, i) + 2);
         return toJsString(L, i);
       case lua.LUA_TTABLE:
         return encodeTable(L, i, depth, pos, false);
@@ -575,10 +610,25 @@ export function luaToJs(L: LuaState, idx: number, opts: EncodeOptions = {}): Jso
    */
   function encodeTop(L: LuaState, i: number, depth: number, pos: Pos): JsonValue | undefined {
     const tv = L.stack[L.top - 1];
-    if (tv.ttisstring()) return jsStringOf(tv.value);
-    if (tv.ttisnumber()) return finite(tv.value, depth);
-    if (tv.ttisboolean()) return tv.value;
+    if (tv.ttisstring()) {
+      grow(tv.value.realstring.length + 2);
+      return jsStringOf(tv.value);
+    }
+    if (tv.ttisnumber()) {
+      grow(numberBytes(tv.value));
+      return finite(tv.value, depth);
+    }
+    if (tv.ttisboolean()) {
+      grow(5);
+      return tv.value;
+    }
     return encode(L, i, depth, pos);
+  }
+
+  /** Adds `n` bytes to the JSON counted so far; past the bound the conversion stops. */
+  function grow(n: number): void {
+    size += n;
+    if (size > maxBytes) throw new ResultSizeError(size, maxBytes);
   }
 
   /** undefined: an empty table the repair deletes. */
@@ -588,6 +638,7 @@ export function luaToJs(L: LuaState, idx: number, opts: EncodeOptions = {}): Jso
     // Each level holds a key and a value on the Lua stack (a table nested 100,000 deep fills it).
     if (!lua.lua_checkstack(L, 4)) throw new RangeError('stack overflow: result nested too deeply');
     visited.add(t);
+    grow(2);
     const info = lazyTables.get(t);
     // String keys go straight into the object (a key both lazy and raw, after rawset, takes the raw
     // value unless that one is deleted); number keys are kept apart until the shape is known.
@@ -615,6 +666,8 @@ export function luaToJs(L: LuaState, idx: number, opts: EncodeOptions = {}): Jso
       if (kv.ttisstring()) {
         if (firstIsNumber === null) firstIsNumber = false;
         strCount++;
+        // Quotes, colon and comma beside the key's own bytes.
+        grow(kv.value.realstring.length + 4);
         const key = jsStringOf(kv.value);
         const r = encodeTop(L, L.top - L.ci.funcOff - 1, depth + 1, repair ? step(pos, key) : NOWHERE);
         // A key the script chose is only ever an own member (`__proto__` would replace the prototype).
@@ -624,6 +677,7 @@ export function luaToJs(L: LuaState, idx: number, opts: EncodeOptions = {}): Jso
         }
       } else if (kv.ttisnumber()) {
         if (firstIsNumber === null) firstIsNumber = true;
+        grow(1);
         const k: number = kv.value;
         (numKeys ??= []).push(k);
         (numVals ??= new Map()).set(k, encodeTop(L, L.top - L.ci.funcOff - 1, depth + 1, pos));
@@ -649,6 +703,21 @@ export function luaToJs(L: LuaState, idx: number, opts: EncodeOptions = {}): Jso
     if (numKeys !== null) throw new RawEncodeError('cannot encode mixed or invalid key types', depth);
     return obj;
   }
+}
+
+/**
+ * A number's share of the count: an integer's digits (most numbers in Kubernetes objects are small
+ * integers, and an object near the bound must not be refused for them), else the longest float text.
+ */
+function numberBytes(n: number): number {
+  let a = n < 0 ? -n : n;
+  if (!(a < 1e15) || a !== Math.floor(a)) return 24;
+  let digits = n < 0 ? 2 : 1;
+  while (a >= 10) {
+    a /= 10;
+    digits++;
+  }
+  return digits;
 }
 
 function finite(n: number, depth: number): number {

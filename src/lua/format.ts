@@ -209,7 +209,31 @@ function formatOne(a: FormatArg, spec: Spec): string {
   }
 }
 
-export function goSprintf(format: string, allArgs: FormatArg[]): string {
+/**
+ * Go's parsenum: the digits of a width or precision at `i`. A number that passes 1e6 before its last digit
+ * (8 digits or more) is "crazy long": Go gives up on the rest of the format (`next` is its end), which then
+ * ends in %!(NOVERB). So a width is at most 9,999,999, as in gopher-lua.
+ */
+function parseNum(format: string, i: number): { num: number; isnum: boolean; next: number } {
+  let num = 0;
+  let isnum = false;
+  let j = i;
+  for (; j < format.length; j++) {
+    const c = format.charCodeAt(j);
+    if (c < 48 || c > 57) break;
+    if (num > 1e6) return { num: 0, isnum: false, next: format.length };
+    num = num * 10 + (c - 48);
+    isnum = true;
+  }
+  return { num, isnum, next: j };
+}
+
+/**
+ * Go's fmt.Sprintf over Lua values. `grow`, when given, hears the output's length after each directive
+ * past 4 KiB and may throw: a width is at most 10,000,009 (Go's parsenum), but a format of many directives
+ * ("%999999d" a thousand times is 8 KB) would otherwise build gigabytes before anything counted them.
+ */
+export function goSprintf(format: string, allArgs: FormatArg[], grow?: (length: number) => void): string {
   const percents = format.split('%').length - 1;
   const doubles = format.split('%%').length - 1;
   const npat = percents - doubles;
@@ -241,30 +265,26 @@ export function goSprintf(format: string, allArgs: FormatArg[]): string {
       else break;
     }
     if (format[i] === '*') {
-      const w = args[argi++];
-      spec.width = w && w.t === 'number' ? Math.trunc(w.v) : null;
-      if (spec.width !== null && spec.width < 0) {
-        spec.minus = true;
-        spec.width = -spec.width;
-      }
+      // Go's intFromArg takes only Go integers; a Lua number is a float64, so gopher-lua prints
+      // %!(BADWIDTH) and uses the argument up.
+      argi++;
+      out += '%!(BADWIDTH)';
       i++;
     } else {
-      const m = /^[0-9]+/.exec(format.slice(i, i + 8));
-      if (m) {
-        spec.width = Math.min(Number(m[0]), 1_000_000);
-        i += m[0].length;
-      }
+      const w = parseNum(format, i);
+      if (w.isnum) spec.width = w.num;
+      i = w.next;
     }
     if (format[i] === '.') {
       i++;
       if (format[i] === '*') {
-        const p = args[argi++];
-        spec.prec = p && p.t === 'number' ? Math.trunc(p.v) : null;
+        argi++;
+        out += '%!(BADPREC)';
         i++;
       } else {
-        const m = /^[0-9]+/.exec(format.slice(i, i + 8));
-        spec.prec = m ? Math.min(Number(m[0]), 1_000_000) : 0;
-        if (m) i += m[0].length;
+        const p = parseNum(format, i);
+        spec.prec = p.isnum ? p.num : 0;
+        i = p.next;
       }
     }
     const cp = format.codePointAt(i);
@@ -282,7 +302,13 @@ export function goSprintf(format: string, allArgs: FormatArg[]): string {
       out += `%!${spec.verb}(MISSING)`;
       continue;
     }
+    if (grow !== undefined) {
+      // A wide directive is up to 10 MB of padding or digits: counted (and the clock read) before it is built.
+      const wide = Math.max(spec.width ?? 0, spec.prec ?? 0);
+      if (out.length + wide > 4096) grow(out.length + wide);
+    }
     out += formatOne(args[argi++]!, spec);
+    if (grow !== undefined && out.length > 4096) grow(out.length);
   }
   if (argi < args.length) {
     out += '%!(EXTRA ' + args.slice(argi).map((a) => `${GO_TYPE[a.t]}=${display(a)}`).join(', ') + ')';

@@ -1,7 +1,7 @@
 /** `require("kube")`: the four helpers Karmada gives scripts (spec §3). */
 import { parseQuantity, Quantity, QuantityParseError } from '../quantity/quantity.js';
 import { argError, typeError } from './args.js';
-import { EncodeError, luaToJs, pushJsEager, repairEmptyTables } from './convert.js';
+import { EncodeError, luaToJs, pushJsEager, repairEmptyTables, ResultSizeError } from './convert.js';
 import * as fengariModule from './fengari.js';
 import { type LuaState } from './fengari.js';
 import { formatLuaNumber, goFormatG } from './numbers.js';
@@ -60,7 +60,7 @@ function podTemplateArg(L: LuaState, i: number, fname: string): Record<string, u
     value = repairEmptyTables(luaToJs(L, i, { tick: () => checkBudget(L) }), [], true);
     checkPodTemplate(value);
   } catch (e) {
-    if (e instanceof EncodeError || e instanceof PodSpecError) raiseRaw(L, `fail to convert lua value to PodTemplateSpec: ${e.message}`);
+    if (e instanceof EncodeError || e instanceof PodSpecError || e instanceof ResultSizeError) raiseRaw(L, `fail to convert lua value to PodTemplateSpec: ${e.message}`);
     throw e;
   }
   return value as Record<string, unknown>;

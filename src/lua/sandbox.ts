@@ -18,7 +18,7 @@
  *   The state is not re-entrant and keeps serving after any failure.
  */
 import { getHeapStatistics } from 'node:v8';
-import { ConvertedArgs, installLazyMeta } from './convert.js';
+import { ConvertedArgs, installLazyMeta, ResultSizeError } from './convert.js';
 import {
   fengariInternals,
   installPatches,
@@ -37,9 +37,11 @@ import {
   to_jsstring,
   to_luastring,
   type StateAccounting,
+  toBytes,
   toJsString,
   type LuaState,
 } from './fengari.js';
+import { boundMessage, messageFromBytes } from './message.js';
 import { chunkIsReusable } from './reuse.js';
 import { newProtected, openLibraries, pushRecordingProxy, resetProtected, type Libraries, type Protected } from './stdlib.js';
 import { gopherCompileMessage, lua51Violation } from './syntax.js';
@@ -73,7 +75,9 @@ export class LuaScriptError extends Error {
     message: string,
     readonly kind: LuaFailureKind,
   ) {
-    super(message);
+    // Whatever built the message (a compile error quoting the script, a result check quoting the result):
+    // it leaves the sandbox bounded (message.ts).
+    super(boundMessage(message));
     this.name = 'LuaScriptError';
   }
 }
@@ -280,11 +284,13 @@ export class LuaSandbox {
     const L = this.L;
     let result: Compiled | string;
     const violation = lua51Violation(script);
-    if (violation) result = violation;
+    // A compile error can quote the script (a token near the error): bounded like every script message, for
+    // compile() callers (validate, the webhook) too.
+    if (violation) result = boundMessage(violation);
     else {
       const status = lauxlib.luaL_loadbuffer(L, to_luastring(script), null, to_luastring('=<string>'));
       if (status !== lua.LUA_OK) {
-        result = gopherCompileMessage(script, toJsString(L, -1));
+        result = boundMessage(gopherCompileMessage(script, toJsString(L, -1)));
         lua.lua_pop(L, 1);
       } else {
         const longestConstant = guardInstructions(L);
@@ -369,6 +375,7 @@ export class LuaSandbox {
       const c = this.call;
       if (c?.aborted) throw new LuaScriptError(this.abortText(c), c.aborted);
       if (e instanceof LuaScriptError) throw e;
+      if (e instanceof ResultSizeError) throw new LuaScriptError(`${op}: ${e.message}`, 'memory');
       // JS failures outside the VM (reading a result nested too deeply): the call fails with their text.
       if (e instanceof RangeError) throw new LuaScriptError(nativeErrorText(e), ALLOCATION_FAILURE.test(e.message) ? 'memory' : 'runtime');
       throw e;
@@ -484,13 +491,11 @@ export class LuaSandbox {
     if (c.aborted) return new LuaScriptError(this.abortText(c), c.aborted);
     const L = this.L;
     const t = lua.lua_type(L, -1);
-    let msg: string;
-    if (t === lua.LUA_TSTRING || t === lua.LUA_TNUMBER) msg = toJsString(L, -1);
-    else {
-      lauxlib.luaL_tolstring(L, -1);
-      msg = toJsString(L, -1);
-    }
-    return new LuaScriptError(msg, 'runtime');
+    if (t === lua.LUA_TNUMBER) return new LuaScriptError(toJsString(L, -1), 'runtime');
+    // Any other value as tostring gives it (a table's __tostring runs under the budget); of the string,
+    // only the prefix that is kept is ever decoded (message.ts).
+    if (t !== lua.LUA_TSTRING) lauxlib.luaL_tolstring(L, -1);
+    return new LuaScriptError(messageFromBytes(toBytes(L, -1)), 'runtime');
   }
 
   /** The count hook (`fromHook`), and the same checks of clock and heap for long library work. */

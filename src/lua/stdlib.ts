@@ -322,8 +322,14 @@ export function openLibraries(L: LuaState, host: Host): Libraries {
     assert: (L) => {
       checkAny(L, 1, 'assert');
       if (!lua.lua_toboolean(L, 1)) {
-        const msg = lua.lua_type(L, 2) === lua.LUA_TSTRING || lua.lua_type(L, 2) === lua.LUA_TNUMBER ? checkString(L, 2, 'assert') : 'assertion failed!';
-        raiseError(L, msg);
+        if (lua.lua_type(L, 2) === lua.LUA_TSTRING) {
+          // The script's own string, not a JS copy of it: a message can be as large as the string budget.
+          lauxlib.luaL_where(L, 1);
+          lua.lua_pushvalue(L, 2);
+          lua.lua_concat(L, 2);
+          lua.lua_error(L);
+        }
+        raiseError(L, lua.lua_type(L, 2) === lua.LUA_TNUMBER ? checkString(L, 2, 'assert') : 'assertion failed!');
       }
       return lua.lua_gettop(L);
     },
@@ -544,7 +550,13 @@ export function openLibraries(L: LuaState, host: Host): Libraries {
       const fmt = decodeLuaString(sarg(L, 1, 'format'));
       const args: FormatArg[] = [];
       for (let i = 2; i <= lua.lua_gettop(L); i++) args.push(formatArg(L, i));
-      pushResult(L, goSprintf(fmt, args));
+      pushResult(
+        L,
+        goSprintf(fmt, args, (length) => {
+          host.reserve(L, length);
+          host.tick(L);
+        }),
+      );
       return 1;
     },
     len: (L) => {
@@ -638,13 +650,44 @@ export function openLibraries(L: LuaState, host: Host): Libraries {
   lua.lua_pushcfunction(L, ltablib.luaopen_table);
   lua.lua_call(L, 0, 1);
   const t53 = lua.lua_gettop(L);
-  for (const name of ['insert', 'remove', 'sort']) {
+  for (const name of ['insert', 'remove']) {
     pushString(L, name);
     lua.lua_getfield(L, t53, to_luastring(name));
     lua.lua_rawset(L, tabReal);
   }
+  lua.lua_getfield(L, t53, to_luastring('sort'));
+  const sort53 = lua.lua_tocfunction(L, -1) as Fn;
   lua.lua_settop(L, tabReal);
+  // table.sort makes n·log n comparisons inside one library call. A comparator that is itself a library
+  // function (string.lower over 1 MB strings), or the default `<` on long strings, runs no instruction
+  // the count hook sees: every comparison goes through one that checks the budget first (one such
+  // comparison, tonumber of a 1 MB string, takes 60 ms: checking only every few would overrun).
+  const budgetedLess: Fn = (L) => {
+    host.tick(L);
+    lua.lua_pushboolean(L, lua.lua_compare(L, 1, 2, lua.LUA_OPLT));
+    return 1;
+  };
+  const budgetedComparator: Fn = (L) => {
+    host.tick(L);
+    lua.lua_settop(L, 2);
+    lua.lua_pushvalue(L, lua.lua_upvalueindex(1));
+    lua.lua_insert(L, 1);
+    lua.lua_call(L, 2, 1);
+    return 1;
+  };
   setFunctions(L, {
+    sort: (L) => {
+      const t = lua.lua_type(L, 2);
+      if (t === lua.LUA_TNONE || t === lua.LUA_TNIL) {
+        lua.lua_settop(L, 1);
+        lua.lua_pushcfunction(L, budgetedLess);
+      } else if (t === lua.LUA_TFUNCTION) {
+        lua.lua_settop(L, 2);
+        lua.lua_pushcclosure(L, budgetedComparator, 1);
+      }
+      // Anything else: fengari's own sort refuses it with its usual text.
+      return sort53(L);
+    },
     concat: (L) => {
       checkTable(L, 1, 'concat');
       copyProtected(L, 1);
@@ -666,10 +709,9 @@ export function openLibraries(L: LuaState, host: Host): Libraries {
         parts.push(b);
         total += b.length;
         // The result's size is known before it is built: refuse it as soon as it passes a limit.
-        if (total > 4096) {
-          host.reserve(L, total);
-          if ((k & 255) === 0) host.tick(L);
-        }
+        if (total > 4096) host.reserve(L, total);
+        // Empty pieces add nothing to the total, but a long table of them is still a long loop.
+        if ((k & 255) === 0) host.tick(L);
       }
       const out = new Uint8Array(total);
       let off = 0;

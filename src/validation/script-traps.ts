@@ -350,6 +350,148 @@ function hugeForTraps(toks: Tok[]): ScriptTrap[] {
   return out;
 }
 
+/** Bytes past which a string a script builds is called big: more than any field of a status or a spec holds. */
+const BIG_STRING = 100_000;
+
+/**
+ * What Go's fmt makes of one directive's width or precision digits: a number that passes 1e6 before its
+ * last digit is refused (%!(NOVERB), and the rest of the format is lost), else its value.
+ */
+function goFormatNumber(digits: string): number | 'refused' {
+  let n = 0;
+  for (const d of digits) {
+    if (n > 1e6) return 'refused';
+    n = n * 10 + Number(d);
+  }
+  return n;
+}
+
+/** The bytes a string.format literal pads to (each directive's width or precision), and a refused number. */
+function formatSize(fmt: string): { bytes: number; refused?: string } {
+  let bytes = 0;
+  for (const m of fmt.matchAll(/%[-+# 0]*(\d*)(?:\.(\d*))?/g)) {
+    for (const digits of [m[1], m[2]]) {
+      if (!digits) continue;
+      const v = goFormatNumber(digits);
+      if (v === 'refused') return { bytes, refused: digits };
+      bytes += v;
+    }
+  }
+  return { bytes };
+}
+
+/** string.format("...") or ("..."):format(): the index of `format` and its literal format, when there is one. */
+function formatCalls(toks: Tok[]): Array<{ at: number; fmt: string }> {
+  const out: Array<{ at: number; fmt: string }> = [];
+  for (let i = 0; i < toks.length; i++) {
+    const k = toks[i]!;
+    if (!(k.t === 'name' && k.v === 'format' && is(toks[i + 1], '('))) continue;
+    if (is(toks[i - 1], '.') && toks[i - 2]?.v === 'string') {
+      const first = callArgs(toks, i + 1)[0];
+      if (first && first[1] - first[0] === 1 && toks[first[0]]!.t === 'str') out.push({ at: i, fmt: toks[first[0]]!.v });
+    } else if (is(toks[i - 1], ':') && is(toks[i - 2], ')') && toks[i - 3]?.t === 'str' && is(toks[i - 4], '(')) out.push({ at: i, fmt: toks[i - 3]!.v });
+  }
+  return out;
+}
+
+/** string.format with a width or precision of a big string, or one Go's fmt refuses. */
+function formatTraps(toks: Tok[]): ScriptTrap[] {
+  const out: ScriptTrap[] = [];
+  for (const { at, fmt } of formatCalls(toks)) {
+    const size = formatSize(fmt);
+    if (size.refused !== undefined) {
+      out.push({ line: toks[at]!.line, message: `string.format width or precision ${size.refused} is more than Go's fmt takes: it prints %!(NOVERB) and drops the rest of the format` });
+    } else if (size.bytes >= BIG_STRING) {
+      out.push({ line: toks[at]!.line, message: `string.format pads to ${formatCount(size.bytes)} bytes; no field of a status or a spec holds that much` });
+    }
+  }
+  return out;
+}
+
+/**
+ * Names assigned a big string the scan can see (`local s = string.format("%0999999d", 1)`, a huge
+ * string.rep), with its size in bytes.
+ */
+function bigStrings(toks: Tok[]): Map<string, number> {
+  const out = new Map<string, number>();
+  const assigned = (at: number, bytes: number) => {
+    // `name = string.format(` / `name = ("..."):format(`: back from the call to the `=`.
+    let start = at;
+    while (start > 0 && !is(toks[start - 1], '=') && !is(toks[start - 1], ';') && toks[start - 1]!.line === toks[at]!.line && at - start < 6) start--;
+    if (is(toks[start - 1], '=') && toks[start - 2]?.t === 'name' && !is(toks[start - 3], '.') && bytes >= BIG_STRING) out.set(toks[start - 2]!.v, bytes);
+  };
+  for (const { at, fmt } of formatCalls(toks)) assigned(at, formatSize(fmt).bytes);
+  for (let i = 0; i < toks.length; i++) {
+    const k = toks[i]!;
+    if (!(k.t === 'name' && k.v === 'rep' && is(toks[i + 1], '(') && is(toks[i - 1], '.') && toks[i - 2]?.v === 'string')) continue;
+    const args = callArgs(toks, i + 1);
+    const count = args[1] ? constantOf(toks, args[1]) : undefined;
+    const lit = args[0] && args[0][1] - args[0][0] === 1 && toks[args[0][0]]!.t === 'str' ? toks[args[0][0]]!.v.length : 1;
+    if (count !== undefined) assigned(i, count * Math.max(1, lit));
+  }
+  return out;
+}
+
+/**
+ * A loop that stores one big string in a table (`t[i] = s`, `table.insert(t, s)`): one string to the
+ * script's memory budget, but each reference is a copy once the result is converted or the table joined.
+ * `error(table.concat(t))` of such a table raises a message of all the copies; string.find with plain
+ * over a big string reads all of it each call.
+ */
+function bigStringTraps(toks: Tok[]): ScriptTrap[] {
+  const big = bigStrings(toks);
+  if (big.size === 0) return [];
+  const out: ScriptTrap[] = [];
+  const loops: Array<[number, number]> = [];
+  for (let i = 0; i < toks.length; i++) if (toks[i]!.t === 'kw' && LOOP_KEYWORDS.includes(toks[i]!.v)) loops.push([i, blockEnd(toks, i)]);
+  const inLoop = (i: number) => loops.some(([s, e]) => s < i && i < e);
+  const filled = new Map<string, string>();
+  const endsExpression = (t: Tok | undefined) => t === undefined || t.t === 'kw' || t.t === 'name' || is(t, ';') || is(t, ')') || is(t, '}');
+  for (let i = 0; i < toks.length; i++) {
+    const k = toks[i]!;
+    let table: string | undefined;
+    let value: string | undefined;
+    if (k.t === 'name' && is(toks[i + 1], '[') && !is(toks[i - 1], '.')) {
+      const close = matching(toks, i + 1);
+      const v = toks[close + 2];
+      if (is(toks[close + 1], '=') && v?.t === 'name' && big.has(v.v) && endsExpression(toks[close + 3])) [table, value] = [k.v, v.v];
+    } else if (k.t === 'name' && k.v === 'insert' && is(toks[i - 1], '.') && toks[i - 2]?.v === 'table' && is(toks[i + 1], '(')) {
+      const args = callArgs(toks, i + 1);
+      const last = args[args.length - 1];
+      const t0 = args[0] && args[0][1] - args[0][0] === 1 ? toks[args[0][0]]! : undefined;
+      const v = last && args.length > 1 && last[1] - last[0] === 1 ? toks[last[0]]! : undefined;
+      if (t0?.t === 'name' && v?.t === 'name' && big.has(v.v)) [table, value] = [t0.v, v.v];
+    }
+    if (table === undefined || value === undefined || !inLoop(i)) continue;
+    filled.set(table, value);
+    out.push({
+      line: k.line,
+      message: `${table} gets the ${formatCount(big.get(value)!)}-byte string ${value} once per loop round: one string to the memory budget, but every reference is copied when the result is converted (a result past 1.5 MiB is refused) or the table is joined`,
+    });
+  }
+  for (let i = 0; i < toks.length; i++) {
+    const k = toks[i]!;
+    if (k.t !== 'name' || (k.v !== 'error' && k.v !== 'assert') || !is(toks[i + 1], '(') || is(toks[i - 1], '.') || is(toks[i - 1], ':')) continue;
+    const close = matching(toks, i + 1);
+    for (let j = i + 2; j + 4 < close; j++) {
+      const t = toks[j + 4]!;
+      if (toks[j]!.v === 'table' && is(toks[j + 1], '.') && toks[j + 2]!.v === 'concat' && is(toks[j + 3], '(') && filled.has(t.v)) {
+        out.push({ line: k.line, message: `${k.v}(table.concat(${t.v})) raises a message holding every copy of ${filled.get(t.v)}; only its first 4 KiB is kept` });
+        break;
+      }
+    }
+  }
+  for (let i = 0; i < toks.length; i++) {
+    const k = toks[i]!;
+    if (!(k.t === 'name' && k.v === 'find' && is(toks[i + 1], '(') && is(toks[i - 1], '.') && toks[i - 2]?.v === 'string')) continue;
+    const args = callArgs(toks, i + 1);
+    if (args.length < 4 || args[3]![1] - args[3]![0] !== 1 || !is(toks[args[3]![0]], 'true')) continue;
+    const over = args.slice(0, 2).map(([a, b]) => (b - a === 1 && big.has(toks[a]!.v) ? toks[a]!.v : undefined)).find((x) => x !== undefined);
+    if (over !== undefined) out.push({ line: k.line, message: `string.find with plain over the ${formatCount(big.get(over)!)}-byte string ${over} reads all of it on every call` });
+  }
+  return out;
+}
+
 function formatCount(n: number): string {
   if (!Number.isFinite(n)) return 'unbounded';
   return n >= 1e9 ? `${Math.round(n / 1e8) / 10}G` : n >= 1e6 ? `${Math.round(n / 1e5) / 10}M` : String(n);
@@ -359,7 +501,9 @@ function formatCount(n: number): string {
 export function findScriptTraps(script: string): ScriptTrap[] {
   const toks = tokenize(script);
   const fns = namedFunctions(toks);
-  return [...xpcallTraps(toks, fns), ...endlessLoops(toks), ...repTraps(toks), ...doublingTraps(toks), ...hugeForTraps(toks)].sort((a, b) => a.line - b.line);
+  return [...xpcallTraps(toks, fns), ...endlessLoops(toks), ...repTraps(toks), ...doublingTraps(toks), ...hugeForTraps(toks), ...formatTraps(toks), ...bigStringTraps(toks)].sort(
+    (a, b) => a.line - b.line,
+  );
 }
 
 /** Warnings past this many are summed up in one line: an AdmissionReview's warnings are shown to a person. */

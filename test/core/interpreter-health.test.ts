@@ -51,6 +51,18 @@ describe('interpreter-health', () => {
     expect(cond.message).toContain('InterpretReplica for apps/v1, Kind=Deployment failed: boom; InterpretHealth');
   });
 
+  it('keeps the beginning and the end of a long error (where a cut message notes its whole size), the whole message within the bound', () => {
+    const huge = `<string>:2: ${'0'.repeat(4096)}... [message cut to its first 4096 of 12000000 bytes]`;
+    const failures = (['InterpretStatus', 'InterpretHealth', 'InterpretReplica', 'Retain', 'AggregateStatus'] as const).map((operation) => ({ ...TIMEOUT.failures[0]!, operation, failure: 'error' as const, message: huge }));
+    const r = reconcileInterpreterHealth(ctx(ric(), { failures, succeeded: false }), KEY);
+    const cond = ((r.writes[0] as { object: KObject }).object.status!.conditions as Array<Record<string, unknown>>)[0]!;
+    const message = String(cond.message);
+    expect(message.startsWith(`InterpretStatus for apps/v1, Kind=Deployment failed: <string>:2: ${'0'.repeat(1000)}`)).toBe(true);
+    expect(message).toContain('... [message cut to its first 4096 of 12000000 bytes]; InterpretHealth for');
+    expect(message.length).toBeLessThanOrEqual(4096 + 3);
+    expect(r.events[0]!.message).toBe(message);
+  });
+
   it('turns the condition True with a Normal Event once a script of the RIC has run again, and leaves it while nothing ran', () => {
     const failing = [{ type: 'ScriptsHealthy', status: 'False', reason: 'ScriptTimeout', message: 'x', lastTransitionTime: '2026-12-01T09:00:00Z', observedGeneration: 3 }];
     expect(reconcileInterpreterHealth(ctx(ric(failing), { failures: [], succeeded: false }), KEY)).toEqual({ writes: [], events: [] });

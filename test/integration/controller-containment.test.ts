@@ -127,7 +127,10 @@ describe('karmada-lite controller: a hostile RIC cannot stall the controller', (
     });
     // The work-status controller asks for health only once the status was reflected (as Karmada's does),
     // so while ReflectStatus fails, InterpretStatus is the operation reported.
-    expect(cond).toMatchObject({ reason: 'ScriptTimeout', message: 'InterpretStatus for v1, Kind=ConfigMap failed: InterpretStatus: script exceeded its 1s budget' });
+    expect(cond.reason).toBe('ScriptTimeout');
+    // Stopped by the sandbox, or (on a machine too loaded for the sandbox to stop it in time) twice by the
+    // pool's watchdog, which quarantines the RIC and says so.
+    expect(cond.message).toMatch(/^InterpretStatus for v1, Kind=ConfigMap failed: (quarantined: .* last: )?InterpretStatus: script exceeded its 1s budget$/);
     const event = await waitFor('the ScriptTimeout Event on the RIC', async () => {
       const list = await host.request('GET', `/api/v1/events?fieldSelector=involvedObject.name=${RIC_NAME}`);
       return (list.items ?? []).find((e: any) => e.reason === 'ScriptTimeout');

@@ -1,7 +1,7 @@
 // The controller binary under exactly the RBAC of deploy/controller/controller.yaml, with a ServiceAccount
 // token from the TokenRequest API: it propagates a Deployment and brings its status back, serves the webhook
 // (whose RIC conflict check lists RICs), and is refused Secrets outside karmada-cluster.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,32 +11,18 @@ import { parseAllDocuments } from 'yaml';
 import { ApiError, RestClient } from '../../src/kube/rest.js';
 import { makePki } from '../webhook/certs.js';
 import { kubeConfig, repoRoot, waitFor } from './env.js';
+import { aggregated, putAll, serviceAccountKubeconfig, type RbacDoc as Doc } from './rbac-roles.js';
 import { freePort, get, prepareHost, removeDeployments, rest, startController, stopController, type Proc } from './harness.js';
 
 const NS = `rbac-e2e-${Date.now().toString(36)}`;
 const SA = { namespace: 'karmada-system', name: 'karmada-lite-controller' };
 const OUTSIDE = `rbac-outside-${Date.now().toString(36)}`;
 
-type Rule = { apiGroups?: string[]; resources?: string[]; verbs: string[]; resourceNames?: string[]; nonResourceURLs?: string[] };
-type Doc = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> }; rules?: Rule[]; aggregationRule?: { clusterRoleSelectors: Array<{ matchLabels?: Record<string, string> }> } };
-
 const manifest: Doc[] = parseAllDocuments(readFileSync(path.join(repoRoot, 'deploy', 'controller', 'controller.yaml'), 'utf8'))
   .map((d) => d.toJS() as Doc)
   .filter(Boolean);
 const RBAC_KINDS = ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'];
 const rbac = manifest.filter((d) => RBAC_KINDS.includes(d.kind));
-
-/**
- * What kube-controller-manager's clusterrole-aggregation controller does, which the test environment does not
- * run: an aggregated ClusterRole's rules become those of every ClusterRole its selectors match.
- */
-function aggregated(roles: Doc[]): Doc[] {
-  return roles.map((r) => {
-    if (r.kind !== 'ClusterRole' || !r.aggregationRule) return r;
-    const matches = (o: Doc) => o !== r && o.kind === 'ClusterRole' && r.aggregationRule!.clusterRoleSelectors.some((s) => Object.entries(s.matchLabels ?? {}).every(([k, v]) => o.metadata.labels?.[k] === v));
-    return { ...r, rules: roles.filter(matches).flatMap((o) => o.rules ?? []) };
-  });
-}
 
 describe('the controller under the RBAC of deploy/controller', () => {
   const host = rest('host');
@@ -53,26 +39,8 @@ describe('the controller under the RBAC of deploy/controller', () => {
 
   beforeAll(async () => {
     await prepareHost(host, NS);
-    for (const o of aggregated(rbac)) {
-      const p = await host.pathFor(o.apiVersion, o.kind, o.metadata.namespace);
-      const cur = await get(host, `${p}/${o.metadata.name}`);
-      if (cur) await host.request('PUT', `${p}/${o.metadata.name}`, { body: { ...o, metadata: { ...o.metadata, resourceVersion: cur.metadata.resourceVersion } } });
-      else await host.request('POST', p, { body: o });
-    }
-    const tr = await host.request('POST', `/api/v1/namespaces/${SA.namespace}/serviceaccounts/${SA.name}/token`, { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } } });
-    const hc = kubeConfig('host').getCurrentCluster()!;
-    const kcFile = path.join(mkdtempSync(path.join(tmpdir(), 'karmada-lite-rbac-')), 'kubeconfig');
-    writeFileSync(
-      kcFile,
-      JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'Config',
-        clusters: [{ name: 'host', cluster: { server: hc.server, 'certificate-authority-data': hc.caData } }],
-        users: [{ name: 'sa', user: { token: tr.status.token } }],
-        contexts: [{ name: 'host', context: { cluster: 'host', user: 'sa' } }],
-        'current-context': 'host',
-      }),
-    );
+    await putAll(host, aggregated(rbac));
+    const kcFile = await serviceAccountKubeconfig('host', SA, path.join(mkdtempSync(path.join(tmpdir(), 'karmada-lite-rbac-')), 'kubeconfig'));
     const kc = new KubeConfig();
     kc.loadFromFile(kcFile);
     sa = new RestClient(kc);
@@ -115,8 +83,13 @@ describe('the controller under the RBAC of deploy/controller', () => {
     expect(await code(sa.request('GET', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations'))).toBe(403);
     expect(await code(sa.request('GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles'))).toBe(403);
     expect(await code(sa.request('GET', `/api/v1/namespaces/${NS}/pods`))).toBe(403);
-    // ...and grants what the controller uses.
+    // ...and grants what the controller uses: member credentials and the Pull clusters' heartbeats in karmada-cluster.
     expect(await code(sa.request('GET', '/api/v1/namespaces/karmada-cluster/secrets/member1'))).toBe(200);
+    expect(await code(sa.request('GET', '/apis/coordination.k8s.io/v1/namespaces/karmada-cluster/leases'))).toBe(200);
+    const may = async (verb: string, namespace: string) =>
+      (await sa.request('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', { body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { group: 'coordination.k8s.io', resource: 'leases', verb, namespace } } } })).status.allowed;
+    expect(await may('watch', 'karmada-cluster')).toBe(true);
+    expect(await code(sa.request('GET', `/apis/coordination.k8s.io/v1/namespaces/${NS}/leases`))).toBe(403);
     expect(await code(sa.request('GET', `/apis/apps/v1/namespaces/${NS}/deployments`))).toBe(200);
   });
 
@@ -192,9 +165,10 @@ describe('the controller under the RBAC of deploy/controller', () => {
     // Objects other suites left on the host (a binding of a Pod) make the controller watch kinds the default
     // template role does not grant: that refusal is the documented behaviour (deploy/controller/README.md).
     const granted = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob', 'Service', 'ConfigMap']);
+    // The Pull clusters' heartbeat Leases in karmada-cluster are no template kind: the controller always watches them.
     const ungrantedTemplateKind = (l: string) => {
       const m = /^(?=.*"msg":"watch failed").*"cluster":"host","kind":"(\w+)"/.exec(l);
-      return m !== null && !granted.has(m[1]!) && !/karmada\.io/.test(l);
+      return m !== null && !granted.has(m[1]!) && m[1] !== 'Lease' && !/karmada\.io/.test(l);
     };
     const expected = (l: string) => l.includes('being terminated') || l.includes(OUTSIDE) || l.includes('member1-copy') || l.includes(`/namespaces/${NS}/secrets`) || ungrantedTemplateKind(l);
     const forbidden = ctrl!.logs.filter((l) => /: 403\b|forbidden/i.test(l) && !expected(l));

@@ -1,9 +1,14 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
 import { compileCheck, compileCheckMessage } from '../../src/interpreter/check.js';
 import { createInterpreter } from '../../src/interpreter/interpreter.js';
 import { NativeInterpreter } from '../../src/interpreter/native.js';
 import { mergeCustomizations, typedOutputOf } from '../../src/interpreter/ric.js';
-import type { RIC } from '../../src/interpreter/types.js';
+import { InterpreterError, type RIC } from '../../src/interpreter/types.js';
+import { verifyInterpreterResponse } from '../../src/interpreter/webhook/context.js';
+import { scaled } from '../time-scale.js';
 
 function ric(name: string, customizations: Record<string, string>, target = { apiVersion: 'example.io/v1', kind: 'Widget' }, annotations?: Record<string, string>): RIC {
   return {
@@ -137,5 +142,81 @@ describe('compile checks', () => {
     ]);
     expect(compileCheckMessage(r)).toBe("InterpreterOperation(InterpretReplica) Lua script error: <string> line:1(column:35) near '//':   syntax error\n");
     expect(compileCheckMessage(ric('ok', { retention: 'function Retain(d, o) return d end' }))).toBeNull();
+  });
+});
+
+// Issue 32: the hostile RICs of test/lua/fixtures/hostile (the controller's end-to-end tests run them too).
+describe('hostile scripts fail as script errors, bounded', () => {
+  const hostile = (name: string): RIC => parse(readFileSync(join(import.meta.dirname, '..', 'lua', 'fixtures', 'hostile', `${name}.yaml`), 'utf8')) as RIC;
+  const deployment = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd', namespace: 'ns' }, spec: { replicas: 3 } };
+  const failureOf = (f: () => unknown): Error => {
+    try {
+      f();
+    } catch (e) {
+      return e as Error;
+    }
+    throw new Error('expected the call to fail');
+  };
+
+  it.each(['huge-error-message', 'huge-assert-message'])('%s: the 50 MB message leaves as its first 4 KiB and its size', { timeout: scaled(40_000) }, (name) => {
+    // Building 50 MB of strings takes a while on a busy machine: a budget that lets the script finish.
+    const interp = createInterpreter({ customizations: [hostile(name)], budgetMs: 30_000 });
+    const e = failureOf(() => interp.reflectStatus(deployment));
+    expect(e).toBeInstanceOf(InterpreterError);
+    expect(Buffer.byteLength(e.message)).toBeLessThan(4096 + 200);
+    expect(e.message).toMatch(/\.\.\. \[message cut to its first 4096 of 499999\d\d bytes\]$/);
+  });
+
+  it('huge-result-by-references: refused while converting, naming the operation and the bound', () => {
+    const interp = createInterpreter({ customizations: [hostile('huge-result-by-references')] });
+    expect(failureOf(() => interp.reflectStatus(deployment)).message).toMatch(/^InterpretStatus: result is larger than 1572864 bytes as JSON \(conversion stopped at \d+ bytes\): etcd stores no object past 1572864 bytes/);
+  });
+
+  it('an object without a kind quotes the result, bounded', () => {
+    const interp = createInterpreter({
+      customizations: [ric('nokind', { retention: 'function Retain(d, o) local s = string.format("%0999999d", 1) return {a = s} end' })],
+    });
+    const e = failureOf(() => interp.retain(widget(), widget()));
+    expect(e.message.startsWith(`Object 'Kind' is missing in '{"a":"000`)).toBe(true);
+    expect(e.message).toMatch(/\[message cut to its first 4096 of 10000\d\d bytes\]$/);
+  });
+
+  it('find-plain-quadratic answers within the budget', () => {
+    const interp = createInterpreter({ customizations: [hostile('find-plain-quadratic')] });
+    expect(interp.reflectStatus(deployment)).toEqual({ found: false });
+  }, scaled(20_000));
+
+  it.each([
+    ['nan', 'NaN', "Karmada's int32 conversion would make it -2147483648"],
+    ['infinity', '+Inf', "Karmada's int32 conversion would make it -2147483648"],
+    ['1e300', '1e+300', "Karmada's int32 conversion would make it -2147483648"],
+    ['int32-overflow', '2147483648', "Karmada's int32 conversion would make it -2147483648"],
+    ['negative', '-1', 'a replica count is never negative'],
+  ])('replicas-%s: a script error naming the value, never a count', (name, shown, why) => {
+    const interp = createInterpreter({ customizations: [hostile(`replicas-${name}`)] });
+    expect(() => interp.getReplicas(deployment)).toThrow(
+      `InterpretReplica: replicas ${shown} returned by the script is not a whole number from 0 to 2147483647 (${why}); nothing is written`,
+    );
+  });
+
+  it('replicas in range are Karmada’s: truncated toward zero, int32 max kept', () => {
+    const answer = (n: string) => createInterpreter({ builtin: false, customizations: [ric('r', { replicaResource: `function GetReplicas(o) return ${n} end` })] }).getReplicas(widget()).replicas;
+    expect(answer('2.7')).toBe(2);
+    expect(answer('-0.5')).toBe(0);
+    expect(answer('2147483647')).toBe(2147483647);
+  });
+
+  it('ReviseReplica is never asked for a count out of range', () => {
+    const interp = createInterpreter({ builtin: false, customizations: [ric('r', { replicaRevision: 'function ReviseReplica(o, n) o.spec = {replicas = n} return o end' })] });
+    expect(interp.reviseReplica(widget(), 4)).toMatchObject({ spec: { replicas: 4 } });
+    expect(() => interp.reviseReplica(widget(), -3)).toThrow('ReviseReplica: replicas -3 asked of the script is not a whole number from 0 to 2147483647');
+    expect(() => interp.reviseReplica(widget(), NaN)).toThrow('ReviseReplica: replicas NaN asked of the script');
+  });
+
+  it('a webhook answering negative replicas is refused; int32 is all Karmada checks', () => {
+    const answer = (replicas: number) => ({ response: { uid: 'u', successful: true, replicas } });
+    expect(() => verifyInterpreterResponse('InterpretReplica', 'u', answer(-1))).toThrow('received invalid webhook response: webhook returned response.replicas -1: a replica count is never negative');
+    expect(verifyInterpreterResponse('InterpretReplica', 'u', answer(2147483647)).replicas).toBe(2147483647);
+    expect(() => verifyInterpreterResponse('InterpretReplica', 'u', answer(2147483648))).toThrow('cannot unmarshal number into Go struct field ResourceInterpreterContext.response.replicas of type int32');
   });
 });

@@ -6,7 +6,11 @@ import { narrow } from '../typed-reader.js';
 import type { ControllerSpec, CoreEvent, Interpreter as Port } from '../../src/core/ports.js';
 import { createInterpreter } from '../../src/interpreter/interpreter.js';
 import { createPooledInterpreter, InterpreterPendingError, type PooledInterpreter } from '../../src/interpreter/pool-interpreter.js';
-import { InterpreterPool, type CallOutcome } from '../../src/interpreter/pool.js';
+import { readFileSync } from 'node:fs';
+import { parseAllDocuments } from 'yaml';
+import { InterpreterPool, poolMemoryBoundMiB, POOL_DEFAULTS, type CallOutcome } from '../../src/interpreter/pool.js';
+import { Command } from 'commander';
+import { addComponentFlags } from '../../src/cli/component-flags.js';
 import type { RIC } from '../../src/interpreter/types.js';
 import { Runner } from '../../src/runtime/runner.js';
 import { interpreterPort } from '../../src/store/control-plane.js';
@@ -66,7 +70,7 @@ describe('InterpreterPool', () => {
     const replaced: string[] = [];
     const pool = track(new InterpreterPool({ size: 1, budgetMs: 200, graceMs: 100, source: () => SPINNER, onReplaced: (reason, op) => replaced.push(`${reason} ${op}`) }));
     const spun = await pool.call('interpretHealth', [{ spin: true }], 'InterpretHealth');
-    expect(spun).toEqual({ ok: false, failure: 'timeout', message: 'InterpretHealth: script exceeded its 200ms budget', pure: true });
+    expect(spun).toEqual({ ok: false, failure: 'timeout', message: 'InterpretHealth: script exceeded its 200ms budget', pure: true, replaced: 'timeout' });
     expect(replaced).toEqual(['timeout InterpretHealth']);
     expect(pool.replaced.timeout).toBe(1);
     expect(await pool.call('interpretHealth', [{}], 'InterpretHealth')).toEqual({ ok: true, value: 'pong', pure: true });
@@ -101,7 +105,7 @@ describe('InterpreterPool', () => {
     const slowStart = `const t = Date.now(); while (Date.now() - t < 800) {}\n${SPINNER}`;
     const pool = track(new InterpreterPool({ size: 1, budgetMs: 200, graceMs: 100, source: () => slowStart }));
     expect(await pool.call('interpretHealth', [{}], 'InterpretHealth')).toEqual({ ok: true, value: 'pong', pure: true });
-    expect(pool.replaced).toEqual({ timeout: 0, memory: 0, crash: 0 });
+    expect(pool.replaced).toEqual({ timeout: 0, memory: 0, crash: 0, grown: 0 });
   });
 
   it('replaces a worker that never begins the call it was given', async () => {
@@ -119,6 +123,59 @@ describe('InterpreterPool', () => {
     expect(await pool.call('interpretHealth', [obj('Good', 'a', { spec: { replicas: 2 } })], 'InterpretHealth')).toMatchObject({ ok: true, value: true });
   });
 });
+
+describe('InterpreterPool memory', () => {
+  /** Builds `mb` distinct 1 MiB strings (external memory: Lua strings are byte arrays) and keeps them to the end of the call. */
+  const hoard = (mb: number) => `function InterpretHealth(obj) local s = "x" for k = 1, 20 do s = s .. s end local t = {} for i = 1, ${mb} do t[i] = s .. i end return #t == ${mb} end`;
+
+  it('replaces a worker that stands far above its start after a call, so what the call allocated is given back; the call still answers', async () => {
+    const replaced: string[] = [];
+    const pool = track(new InterpreterPool({ size: 1, budgetMs: 30_000, memoryLimitBytes: 96 * 1024 * 1024, recycleAboveBytes: 16 * 1024 * 1024, onReplaced: (reason, op) => replaced.push(`${reason} ${op}`) }));
+    pool.setCustomizations([ric('hoard', 'Hoard', hoard(40)), ric('good', 'Good', REPLICAS_OVER_ONE)]);
+    expect(await pool.call('interpretHealth', [obj('Hoard', 'a')], 'InterpretHealth')).toEqual({ ok: true, value: true, pure: true });
+    expect(pool.replaced.grown).toBe(1);
+    expect(replaced).toEqual(['grown InterpretHealth']);
+    // The fresh worker has the RICs.
+    expect(await pool.call('interpretHealth', [obj('Good', 'a', { spec: { replicas: 2 } })], 'InterpretHealth')).toEqual({ ok: true, value: true, pure: true });
+  }, scaled(60_000));
+
+  it('fails a call past the per-call memory budget (heap and string memory together) and marks the failed call that cost the worker', async () => {
+    const pool = track(new InterpreterPool({ size: 1, budgetMs: 30_000 }));
+    pool.setCustomizations([ric('hoard', 'Hoard', hoard(60))]);
+    const out = await pool.call('interpretHealth', [obj('Hoard', 'a')], 'InterpretHealth');
+    // 60 MiB of strings fitted the old 256 MiB default; the default budget now stops it.
+    expect(out).toMatchObject({ ok: false, failure: 'memory', replaced: 'grown' });
+    expect(pool.replaced.grown).toBe(1);
+  }, scaled(60_000));
+
+  it('ships limits that hold the main process plus the default pool at its worst (heap caps + the per-call budget of external memory per worker)', () => {
+    const deployment = parseAllDocuments(readFileSync(new URL('../../deploy/controller/controller.yaml', import.meta.url), 'utf8'))
+      .map((d) => d.toJS())
+      .find((d) => d?.kind === 'Deployment');
+    const container = deployment.spec.template.spec.containers.find((c: { name: string }) => c.name === 'controller');
+    const limit = String(container.resources.limits.memory);
+    expect(limit).toMatch(/^\d+(Mi|Gi)$/);
+    const limitMiB = parseInt(limit, 10) * (limit.endsWith('Gi') ? 1024 : 1);
+    // The controller's own default, as its flag shows it.
+    const flag = addComponentFlags(new Command()).options.find((o) => o.long === '--interpreter-workers');
+    const workers = Number(flag?.defaultValue);
+    expect(workers).toBe(POOL_DEFAULTS.workers);
+    // What a pool built with no options uses (the controller passes none).
+    const pool = track(new InterpreterPool({ size: workers, source: () => SPINNER }));
+    const bound = poolMemoryBoundMiB(pool.limits);
+    // The per-call budget must leave the worker room under its own heap cap for its baseline and the recycle threshold.
+    expect(pool.limits.heapLimitMb * 1024 * 1024).toBeGreaterThanOrEqual(pool.limits.memoryLimitBytes + pool.limits.recycleAboveBytes + WORKER_HEAP_BASELINE_MIB * 1024 * 1024);
+    expect(MAIN_PROCESS_MIB + bound, `main ${MAIN_PROCESS_MIB} MiB + ${workers} workers ${bound} MiB against the pod's ${limit}`).toBeLessThanOrEqual(limitMiB);
+  });
+});
+
+/**
+ * The controller process without its workers: ~170 MB RSS measured with the integration environment's
+ * objects (bench/containment.bench.ts), plus room for the informer caches of a larger fleet.
+ */
+const MAIN_PROCESS_MIB = 272;
+/** A worker's JS heap once started (fengari, the interpreter, the libraries): ~10 MiB measured (9.5). */
+const WORKER_HEAP_BASELINE_MIB = 16;
 
 describe('the pooled interpreter port', () => {
   function setup(rics: RIC[], clock = { now: 1_000_000 }) {
@@ -252,4 +309,84 @@ describe('the runner with a pooled interpreter', () => {
     expect(reconciled).toEqual([undefined]);
     expect(runner.failures()).toEqual([]);
   });
+});
+
+describe('quarantine of a RIC whose calls cost workers', () => {
+  /** A pool whose workers spin (past the watchdog) on an object with `spin`, and answer 'pong' otherwise. */
+  function setup(rics: RIC[]) {
+    const clock = { now: 1_000_000 };
+    const pool = track(new InterpreterPool({ size: 2, budgetMs: 100, graceMs: 100, source: () => SPINNER }));
+    const real = createInterpreter({ builtin: true, memoize: true });
+    const changes: string[] = [];
+    const timers: Array<{ f: () => void; ms: number }> = [];
+    const p = createPooledInterpreter({ real, local: interpreterPort(real), pool, nowMs: () => clock.now, baseBackoffMs: 1, onHealthChanged: (r) => changes.push(r), setTimer: (f, ms) => timers.push({ f, ms }) });
+    p.setCustomizations(rics);
+    return { p, pool, changes, clock, timers };
+  }
+  const budget = 'InterpretHealth: script exceeded its 100ms budget';
+  /** The first call of a fresh object: settles in a worker, or fails at once. */
+  const quarantinedAtOnce = (p: PooledInterpreter, o: KObject) => {
+    p.begin();
+    try {
+      expect(() => p.interpretHealth(o)).toThrow(/InterpretHealth: quarantined: calls failed at once until/);
+    } finally {
+      expect(p.end(), 'no worker call was started').toBeUndefined();
+    }
+  };
+
+  it('fails every call of the RIC at once after two calls cost a worker, serves other kinds meanwhile, says so in its health, retries after the quarantine and doubles it on a relapse', async () => {
+    const { p, pool, changes, clock, timers } = setup([ric('killer', 'Loop', LOOP), ric('good', 'Good', REPLICAS_OVER_ONE)]);
+    await expect(settled(p, () => p.interpretHealth(obj('Loop', 'a', { spin: true })))).rejects.toThrow(budget);
+    clock.now += 10; // past the 1 ms back-off: the script runs again
+    await expect(settled(p, () => p.interpretHealth(obj('Loop', 'b', { spin: true })))).rejects.toThrow(budget);
+    expect(pool.replaced.timeout).toBe(2);
+    clock.now += 10_000;
+    quarantinedAtOnce(p, obj('Loop', 'c', { spin: true }));
+    expect(pool.replaced.timeout).toBe(2);
+    expect(await settled(p, () => p.interpretHealth(obj('Good', 'g')))).toBe('pong');
+    const health = p.scriptHealth('killer');
+    expect(health.failures).toHaveLength(1);
+    expect(health.failures[0]).toMatchObject({ failure: 'timeout', operation: 'InterpretHealth' });
+    expect(health.failures[0]!.message).toBe(`quarantined: calls failed at once until ${new Date(1_000_010 + 300_000).toISOString()} (or a change to the RIC): its scripts cost the interpreter worker 2 times, last: ${budget}`);
+    expect(changes.filter((c) => c === 'killer').length).toBeGreaterThanOrEqual(2);
+    // The end of the quarantine wakes the RIC's condition; the next call runs, costs a worker, and the quarantine doubles.
+    expect(timers.map((t) => t.ms)).toEqual([300_001]);
+    clock.now = 1_000_010 + 300_001;
+    const before = changes.length;
+    timers[0]!.f();
+    expect(changes.length).toBe(before + 1);
+    await expect(settled(p, () => p.interpretHealth(obj('Loop', 'd', { spin: true })))).rejects.toThrow(budget);
+    quarantinedAtOnce(p, obj('Loop', 'e', { spin: true }));
+    expect(timers.map((t) => t.ms)).toEqual([300_001, 600_001]);
+    expect(pool.replaced.timeout).toBe(3);
+  }, scaled(30_000));
+
+  it('is lifted by a change to the RIC\'s scripts, not by a status write', async () => {
+    const hostile = ric('killer', 'Loop', LOOP);
+    const { p, clock } = setup([hostile]);
+    for (const n of ['a', 'b']) {
+      await expect(settled(p, () => p.interpretHealth(obj('Loop', n, { spin: true })))).rejects.toThrow(budget);
+      clock.now += 10;
+    }
+    // The same scripts with a new resourceVersion and a status (the controller's own condition write).
+    p.setCustomizations([{ ...hostile, metadata: { ...hostile.metadata, resourceVersion: '7' }, status: { conditions: [] } } as RIC]);
+    quarantinedAtOnce(p, obj('Loop', 'c'));
+    p.setCustomizations([ric('killer', 'Loop', 'function InterpretHealth(obj) return true end')]);
+    expect(await settled(p, () => p.interpretHealth(obj('Loop', 'c')))).toBe('pong');
+    expect(p.scriptHealth('killer')).toEqual({ failures: [], succeeded: true });
+  }, scaled(30_000));
+
+  it('is read back from the RIC\'s ScriptsHealthy condition for its generation when the controller starts, costing no worker; a new generation runs', async () => {
+    const condition = (generation: number) => ({
+      ...ric('killer', 'Loop', LOOP),
+      metadata: { name: 'killer', generation },
+      status: { conditions: [{ type: 'ScriptsHealthy', status: 'False', reason: 'ScriptTimeout', observedGeneration: 3, lastTransitionTime: '2026-12-07T00:00:00Z', message: `InterpretHealth for example.io/v1, Kind=Loop failed: quarantined: calls failed at once until 2026-12-07T00:05:00.000Z (or a change to the RIC): its scripts cost the interpreter worker 2 times, last: ${budget}` }] },
+    }) as RIC;
+    const restarted = setup([condition(3)]);
+    quarantinedAtOnce(restarted.p, obj('Loop', 'a', { spin: true }));
+    expect(restarted.pool.replaced.timeout).toBe(0);
+    expect(restarted.timers.map((t) => t.ms)).toEqual([300_001]);
+    const edited = setup([condition(4)]);
+    expect(await settled(edited.p, () => edited.p.interpretHealth(obj('Loop', 'a')))).toBe('pong');
+  }, scaled(30_000));
 });

@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { agentKubeconfig, agentManifestFiles, agentUserName, clusterObject, hostRbacObjects, leaseObjects, memberKubeconfigSecret, memberObjects, type RegisterPlan } from '../../src/kube/register.js';
+import { AgentAggregationLabel, AgentWorkVerbs, agentKubeconfig, agentManifestFiles, agentUserName, clusterObject, hostRbacObjects, leaseObjects, memberKubeconfigSecret, memberObjects, type RegisterPlan } from '../../src/kube/register.js';
 
 const repo = path.resolve(__dirname, '..', '..');
 const plan: RegisterPlan = { clusterName: 'edge1', clusterNamespace: 'karmada-cluster', agentNamespace: 'karmada-system', image: 'karmada-lite:0.1.0', replicas: 1 };
@@ -48,6 +48,28 @@ describe('register: the agent identity on the host', () => {
 });
 
 describe('register: the member side and the kubeconfig', () => {
+  it('gives the agent no wildcard in the member: an aggregated ClusterRole, filled by labelled ClusterRoles', () => {
+    const objects = memberObjects(plan) as any[];
+    const roles = objects.filter((o) => o.kind === 'ClusterRole');
+    const agent = roles.find((r) => r.metadata.name === 'karmada-agent');
+    expect(agent.aggregationRule).toEqual({ clusterRoleSelectors: [{ matchLabels: { [AgentAggregationLabel]: 'true' } }] });
+    // Left to the aggregation: a second register's server-side apply must not empty it.
+    expect(agent.rules).toBeUndefined();
+    const binding = objects.find((o) => o.kind === 'ClusterRoleBinding');
+    expect(binding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'karmada-agent' });
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'karmada-agent-sa', namespace: 'karmada-system' }]);
+    const parts = roles.filter((r) => r.metadata.labels?.[AgentAggregationLabel] === 'true');
+    expect(parts.map((r) => r.metadata.name)).toEqual(['karmada-agent:base', 'karmada-agent:workloads']);
+    const rules = parts.flatMap((r) => r.rules);
+    const everything = rules.flatMap((r) => [...(r.apiGroups ?? []), ...(r.resources ?? []), ...r.verbs, ...(r.nonResourceURLs ?? [])]);
+    expect(everything.filter((x) => x === '*')).toEqual([]);
+    expect(rules.some((r) => r.resources?.includes('secrets') || r.verbs.includes('escalate') || r.verbs.includes('bind') || r.verbs.includes('impersonate'))).toBe(false);
+    // The default kinds are the controller's template role's, with what the agent does to them.
+    expect(rules).toContainEqual({ apiGroups: ['apps'], resources: ['deployments', 'statefulsets', 'daemonsets'], verbs: [...AgentWorkVerbs] });
+    expect(rules).toContainEqual({ apiGroups: [''], resources: ['services', 'configmaps'], verbs: [...AgentWorkVerbs] });
+    expect(rules.find((r) => r.nonResourceURLs)).toEqual({ nonResourceURLs: ['/readyz', '/healthz', '/livez', '/version', '/api', '/api/*', '/apis', '/apis/*'], verbs: ['get'] });
+  });
+
   it('runs `karmada-lite agent` with the Secret karmada-kubeconfig and the in-cluster account', () => {
     const d = memberObjects({ ...plan, apiEndpoint: 'https://edge:6443' }).find((o) => o.kind === 'Deployment') as any;
     const c = d.spec.template.spec.containers[0];

@@ -83,3 +83,63 @@ describe('ricScriptWarnings', () => {
     expect(w[9]).toBe('and 5 more risky constructs in these scripts');
   });
 });
+
+// Issue 32: the shapes of the hostile scripts, where they can be seen without running anything.
+describe('findScriptTraps: what a script produces', () => {
+  const fixture = async (name: string) => {
+    const { readFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { parse } = await import('yaml');
+    const ric = parse(readFileSync(join(import.meta.dirname, '..', 'lua', 'fixtures', 'hostile', `${name}.yaml`), 'utf8')) as Record<string, unknown>;
+    return ricScriptWarnings(ric);
+  };
+
+  it.each([
+    ['a width Go refuses', `return string.format("%99999999d", 1)`, "1: string.format width or precision 99999999 is more than Go's fmt takes: it prints %!(NOVERB) and drops the rest of the format"],
+    ['a huge width', `local s = string.format("%0999999d", 1)`, '1: string.format pads to 999999 bytes; no field of a status or a spec holds that much'],
+    ['a huge precision, as a method', `return ("%.5000000f"):format(1)`, '1: string.format pads to 5M bytes; no field of a status or a spec holds that much'],
+    [
+      'a loop storing one big string',
+      `local s = string.format("%0999999d", 1)\nlocal t = {}\nfor i = 1, 3000 do\n  t[i] = s\nend\nreturn {big = t}`,
+      '4: t gets the 999999-byte string s once per loop round: one string to the memory budget, but every reference is copied when the result is converted (a result past 1.5 MiB is refused) or the table is joined',
+    ],
+    [
+      'table.insert of a big string in a loop',
+      `local s = string.rep("ab", 500000)\nlocal t = {}\nwhile #t < 10 do table.insert(t, s) end`,
+      '3: t gets the 1M-byte string s once per loop round: one string to the memory budget, but every reference is copied when the result is converted (a result past 1.5 MiB is refused) or the table is joined',
+    ],
+    [
+      'error() of such a table joined',
+      `local s = string.format("%0999999d", 1)\nlocal t = {}\nfor i = 1, 50 do t[i] = s end\nerror(table.concat(t))`,
+      '4: error(table.concat(t)) raises a message holding every copy of s; only its first 4 KiB is kept',
+    ],
+    [
+      'string.find with plain over a big string',
+      `local hay = string.format("%0999999d", 0)\nreturn string.find(hay, needle, 1, true)`,
+      '2: string.find with plain over the 999999-byte string hay reads all of it on every call',
+    ],
+  ])('%s', (_what, src, expected) => {
+    expect(messages(src)).toContain(expected);
+  });
+
+  it.each([
+    ['an ordinary format', `return string.format("%s/%s: %5.2f%%", ns, name, ratio)`],
+    ['a format of a variable', `return string.format(fmt, 1)`],
+    ['a loop storing small strings', `local s = "x"\nlocal t = {}\nfor i = 1, 10 do t[i] = s end`],
+    ['error of conditions joined', `local msgs = {}\nfor _, c in ipairs(conds) do table.insert(msgs, c.message) end\nerror(table.concat(msgs, "; "))`],
+    ['a big string stored once, outside a loop', `local s = string.format("%0200000d", 1)\nlocal t = {}\nt[1] = s`],
+    ['a big string concatenated in the loop, not stored as is', `local s = string.format("%0200000d", 1)\nfor i = 1, 3 do t[i] = s .. i end`],
+    ['string.find without plain, or over small strings', `local s = "abc"\nreturn string.find(s, "b", 1, true)`],
+  ])('passes %s', (_what, src) => {
+    expect(messages(src).filter((m) => !m.includes('pads to'))).toEqual([]);
+  });
+
+  it('names the shapes of the hostile fixtures', async () => {
+    expect(await fixture('format-huge-width')).toEqual([
+      "InterpreterOperation(InterpretStatus) Lua script line 2: string.format width or precision 99999999 is more than Go's fmt takes: it prints %!(NOVERB) and drops the rest of the format",
+    ]);
+    expect((await fixture('huge-result-by-references')).some((w) => w.includes('t gets the 999999-byte string s once per loop round'))).toBe(true);
+    expect((await fixture('huge-error-message')).some((w) => w.includes('error(table.concat(t)) raises a message'))).toBe(true);
+    expect((await fixture('find-plain-quadratic')).some((w) => w.includes('string.find with plain over the 999999-byte string hay'))).toBe(true);
+  });
+});

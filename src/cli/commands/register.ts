@@ -72,7 +72,8 @@ On the control plane, with --karmada-kubeconfig's (administrator's) rights:
   A Cluster of that name that is another cluster (a Push cluster, another id) is refused.
 
 In the member (with --kubeconfig): namespace <ns> (karmada.io/system=true), ServiceAccount karmada-agent-sa
-with all rights (the agent applies whatever the Works carry), Secret karmada-kubeconfig (the agent's
+with ClusterRole karmada-agent, aggregated from the ClusterRoles labelled karmada-lite.io/aggregate-to-agent=true
+(namespaces, the default template kinds; one more per further kind), Secret karmada-kubeconfig (the agent's
 kubeconfig) and Deployment karmada-agent running \`karmada-lite agent\`. deploy/agent/ holds the same objects.
 
 To undo: kubectl delete clusters.cluster.karmada.io <cluster> (the Leases go with it), then the

@@ -249,6 +249,8 @@ export function verifyInterpreterResponse(op: InterpreterOperation, requestUid: 
   switch (op) {
     case 'InterpretReplica':
       if (r.replicas === undefined) throw invalid('webhook returned nil response.replicas');
+      // int32 is all Karmada checks; a negative count would be written into the binding and divided.
+      if (r.replicas < 0) throw invalid(`webhook returned response.replicas ${r.replicas}: a replica count is never negative`);
       break;
     case 'InterpretComponent':
       break;
