@@ -10,6 +10,7 @@ import path from 'node:path';
 import { RestClient } from '../src/kube/rest.js';
 import {
   clusterInfo,
+  fleetOn,
   freePort,
   get as getOrUndefined,
   ignoreConflict,
@@ -24,20 +25,25 @@ import {
   type K8sEnv,
 } from '../test/integration/k8s-env.js';
 
-export { clusterInfo, freePort, getOrUndefined, ignoreConflict, installCrds, kubeConfigOf, readEnv, registerMembers, repoRoot, waitFor, type ClusterInfo, type ClusterName, type K8sEnv };
+export { clusterInfo, fleetOn, freePort, getOrUndefined, ignoreConflict, installCrds, kubeConfigOf, readEnv, registerMembers, repoRoot, waitFor, type ClusterInfo, type ClusterName, type K8sEnv };
 
 export const CLUSTERS: readonly ClusterName[] = ['host', 'member1', 'member2'];
 
 export const envDir = () => path.resolve(process.env.KARMADA_LITE_ENV_DIR ?? '/tmp/karmada-lite-env');
 export const distDir = () => (process.env.KARMADA_LITE_DIST ? path.resolve(process.env.KARMADA_LITE_DIST) : path.join(repoRoot, 'dist'));
 
-function envSh(cmd: 'start' | 'stop' | 'status', quiet = false): number {
-  const r = spawnSync('bash', [path.join(repoRoot, 'scripts', 'k8s', 'env.sh'), cmd], { stdio: quiet ? 'ignore' : ['ignore', 'inherit', 'inherit'], env: { ...process.env, KARMADA_LITE_ENV_DIR: envDir() } });
+// KARMADA_LITE_FLEET passes through to both scripts (scripts/k8s/versions.sh): kwok runs the members'
+// controllers, scheduler and kwok Nodes beside the apiservers, bare the apiservers only.
+function k8sScript(script: 'env.sh' | 'build.sh', args: string[], quiet = false): number {
+  const r = spawnSync('bash', [path.join(repoRoot, 'scripts', 'k8s', script), ...args], { stdio: quiet ? 'ignore' : ['ignore', 'inherit', 'inherit'], env: { ...process.env, KARMADA_LITE_ENV_DIR: envDir() } });
   return r.status ?? 1;
 }
+const envSh = (cmd: 'start' | 'stop' | 'status', quiet = false) => k8sScript('env.sh', [cmd], quiet);
 
 export const envRunning = () => envSh('status', true) === 0;
 export function envStart(): void {
+  // a no-op once the binaries of this fleet are built
+  if (k8sScript('build.sh', [], true) !== 0) throw new Error('bash scripts/k8s/build.sh failed (run it to see why)');
   if (envSh('start') !== 0) throw new Error('bash scripts/k8s/env.sh start failed');
 }
 export function envStop(): void {

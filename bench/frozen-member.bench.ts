@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 import { RestClient } from '../src/kube/rest.js';
 import { clusterInfo, envRunning, envStart, envStop, getOrUndefined, kubeConfigOf, readEnv, startController, waitFor } from './controller-env.js';
 import { MemberWatch } from './controller-watch.js';
+import { apiserverPid, freeze } from '../test/integration/faults.js';
 
 const { values: flags } = parseArgs({
   options: {
@@ -44,13 +45,8 @@ async function main(): Promise<void> {
   const host = new RestClient(kubeConfigOf(env, 'host'));
   const m1 = new RestClient(kubeConfigOf(env, 'member1'));
   const m2 = new RestClient(kubeConfigOf(env, 'member2'));
-  const pidOf = () => Number(readFileSync(clusterInfo(env, 'member2').pidFile, 'utf8').trim());
-  let frozen = false;
-  const thaw = () => {
-    if (frozen) process.kill(pidOf(), 'SIGCONT');
-    frozen = false;
-  };
-  process.on('exit', thaw);
+  // The fault injector's freeze (test/integration/faults.ts) thaws on exit by itself; a signal exits through it.
+  let thaw = () => {};
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => (thaw(), process.exit(130)));
 
   const { binary, child, port, logFile } = await startController(env, host, { binary: flags.binary, namespace: NS, prefix: 'frozen-member-', log });
@@ -81,10 +77,9 @@ async function main(): Promise<void> {
 
     const watch = new MemberWatch('member1', m1, NS);
     await watch.start();
-    process.kill(pidOf(), 'SIGSTOP');
-    frozen = true;
+    thaw = freeze(clusterInfo(env, 'member2'));
     const frozenAt = performance.now();
-    log(`member2 frozen (pid ${pidOf()}); ${COUNT} Deployments for member1, one every ${INTERVAL_MS} ms, each with an update of a Deployment on both`);
+    log(`member2 frozen (pid ${apiserverPid(clusterInfo(env, 'member2'))}); ${COUNT} Deployments for member1, one every ${INTERVAL_MS} ms, each with an update of a Deployment on both`);
     let notReadyAfter: number | undefined;
     const poll = setInterval(() => {
       void readyOf('member2').then((s) => {

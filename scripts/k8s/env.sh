@@ -1,7 +1,15 @@
 #!/usr/bin/env bash
 # A throwaway Kubernetes control plane for tests: one etcd and three kube-apiservers (host, member1, member2)
-# on 127.0.0.1, sharing the etcd under separate --etcd-prefix values. No controller-manager, scheduler or
-# kubelet runs, so objects are stored, validated and defaulted, but nothing reconciles them.
+# on 127.0.0.1, sharing the etcd under separate --etcd-prefix values.
+#
+# KARMADA_LITE_FLEET=kwok (the fleet, the default): beside each member's apiserver a kube-controller-manager, a kube-scheduler
+# and kwok playing the kubelet of $KARMADA_LITE_FLEET_NODES fake Nodes (2; 32 CPU, 256Gi, 110 Pods each), so Pods
+# are scheduled and run, Deployments become Available, Jobs complete, namespaces finish terminating and the
+# garbage collector runs. kwok's stages (kwok-stages.yaml) also make Pods and Nodes fail when labelled. The host
+# is a Karmada control plane: its controller-manager runs the controllers Karmada's does (namespace, garbage
+# collector, tokens...), not the workload ones, and it has no scheduler and no Nodes: a template Deployment
+# there gets no Pods, and its status is the one karmada-lite aggregates.
+# KARMADA_LITE_FLEET=bare (the opt-out): the apiservers only; objects are stored, validated and defaulted, nothing acts on them.
 #
 #   bash scripts/k8s/env.sh start    # (re)start from a clean state, wait for /readyz, write env.json
 #   bash scripts/k8s/env.sh status   # exit 0 only if every server is running and ready
@@ -22,7 +30,25 @@ ETCD_BIN="${KARMADA_LITE_ETCD_BIN:-$ETCD_BIN}"
 KUBE_APISERVER_BIN="${KARMADA_LITE_KUBE_APISERVER_BIN:-$KUBE_APISERVER_BIN}"
 READY_TIMEOUT="${KARMADA_LITE_ENV_TIMEOUT:-180}"
 STOP_GRACE="${KARMADA_LITE_ENV_STOP_GRACE:-15}"
+KUBE_CONTROLLER_MANAGER_BIN="${KARMADA_LITE_KUBE_CONTROLLER_MANAGER_BIN:-$KUBE_CONTROLLER_MANAGER_BIN}"
+KUBE_SCHEDULER_BIN="${KARMADA_LITE_KUBE_SCHEDULER_BIN:-$KUBE_SCHEDULER_BIN}"
+KWOK_BIN="${KARMADA_LITE_KWOK_BIN:-$KWOK_BIN}"
+FLEET_NODES="${KARMADA_LITE_FLEET_NODES:-2}"
 SERVERS=(host member1 member2)
+# the fleet's processes per cluster: pid file / log name, and the binary pid_if_ours expects
+FLEET_COMPONENTS=(controller-manager scheduler kwok)
+fleet_components() { # name
+  if [[ $1 == host ]]; then echo controller-manager; else echo "${FLEET_COMPONENTS[*]}"; fi
+}
+# karmada-kube-controller-manager's --controllers as Karmada's operator deploys it (csrsigning with the host CA)
+HOST_CONTROLLERS=namespace,garbagecollector,serviceaccount-token,ttl-after-finished,bootstrapsigner,tokencleaner,csrcleaner,csrsigning,clusterrole-aggregation
+component_binary() {
+  case $1 in
+    controller-manager) echo kube-controller-manager ;;
+    scheduler) echo kube-scheduler ;;
+    kwok) echo kwok ;;
+  esac
+}
 
 log() { printf '[k8s-env %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
@@ -66,8 +92,17 @@ stop_one() { # label pidfile binary-basename
 
 cmd_stop() {
   [[ -d "$ENV_DIR" ]] || return 0
-  # apiservers first: stopping etcd under them only produces a storm of reconnect errors
-  local pids=() name
+  # the fleet's processes first, then the apiservers, then etcd: stopping a server under its clients only
+  # produces a storm of reconnect errors
+  local pids=() name c
+  for name in "${SERVERS[@]}"; do
+    for c in "${FLEET_COMPONENTS[@]}"; do
+      stop_one "$c $name" "$ENV_DIR/$name/$c.pid" "$(component_binary "$c")" &
+      pids+=($!)
+    done
+  done
+  ((${#pids[@]} == 0)) || wait "${pids[@]}"
+  pids=()
   for name in "${SERVERS[@]}"; do
     stop_one "kube-apiserver $name" "$ENV_DIR/$name/pid" kube-apiserver &
     pids+=($!)
@@ -204,34 +239,155 @@ is_ready() { # name port
   [[ "$(https_get "$1" "$2" /readyz)" == 200 && "$(https_get "$1" "$2" /api/v1/namespaces/default)" == 200 ]]
 }
 
-wait_ready() { # deadline
-  local deadline=$1 pending=("${SERVERS[@]}") still name port
+# Polls every server with <ready> until all are ready; fails at once when <dead> says a process of it exited,
+# or at the deadline after <late> has told about each one still pending. Each is a function of the name.
+wait_each() { # deadline ready dead late
+  local deadline=$1 ready=$2 dead=$3 late=$4 pending=("${SERVERS[@]}") still name
   while ((${#pending[@]})); do
     still=()
     for name in "${pending[@]}"; do
-      port="$(cat "$ENV_DIR/$name/port")"
-      if ! pid_if_ours "$ENV_DIR/$name/pid" kube-apiserver >/dev/null; then
-        log "kube-apiserver $name exited during startup; last lines of $ENV_DIR/$name/apiserver.log:"
-        tail -n 25 "$ENV_DIR/$name/apiserver.log" >&2 || true
-        return 1
-      fi
-      if is_ready "$name" "$port"; then
-        log "kube-apiserver $name ready at https://127.0.0.1:$port"
-      else
-        still+=("$name")
-      fi
+      ! "$dead" "$name" || return 1
+      "$ready" "$name" || still+=("$name")
     done
     pending=("${still[@]}")
     ((${#pending[@]})) || break
     if ((SECONDS >= deadline)); then
-      for name in "${pending[@]}"; do
-        log "kube-apiserver $name not ready after ${READY_TIMEOUT}s; see $ENV_DIR/$name/apiserver.log; last lines:"
-        tail -n 15 "$ENV_DIR/$name/apiserver.log" >&2 || true
-      done
+      for name in "${pending[@]}"; do "$late" "$name"; done
       return 1
     fi
     sleep 0.5
   done
+}
+
+apiserver_dead() { # name
+  pid_if_ours "$ENV_DIR/$1/pid" kube-apiserver >/dev/null && return 1
+  log "kube-apiserver $1 exited during startup; last lines of $ENV_DIR/$1/apiserver.log:"
+  tail -n 25 "$ENV_DIR/$1/apiserver.log" >&2 || true
+}
+apiserver_ready() { # name
+  local port
+  port="$(cat "$ENV_DIR/$1/port")"
+  is_ready "$1" "$port" || return 1
+  log "kube-apiserver $1 ready at https://127.0.0.1:$port"
+}
+apiserver_late() { # name
+  log "kube-apiserver $1 not ready after ${READY_TIMEOUT}s; see $ENV_DIR/$1/apiserver.log; last lines:"
+  tail -n 15 "$ENV_DIR/$1/apiserver.log" >&2 || true
+}
+wait_ready() { wait_each "$1" apiserver_ready apiserver_dead apiserver_late; }
+
+# --- the fleet: controller-manager, scheduler, kwok and its Nodes ----------------------------------------------
+
+# A component's /healthz on its secure port (self-signed serving certificate; /healthz needs no credentials).
+component_healthy() { # port
+  [[ "$(curl -sk -o /dev/null -w '%{http_code}' --max-time 5 "https://127.0.0.1:$1/healthz" 2>/dev/null || true)" == 200 ]]
+}
+
+# The Nodes kwok plays the kubelet of: what a kubelet registers (labels, capacity), with kwok's annotation, by
+# which this cluster's kwok manages them and no other.
+create_nodes() { # name port
+  local name=$1 port=$2 d="$ENV_DIR/$1/pki" i node code
+  for ((i = 0; i < FLEET_NODES; i++)); do
+    node="$name-node-$i"
+    code="$(curl -s -o "$ENV_DIR/$name/node-create.out" -w '%{http_code}' --max-time 10 --cacert "$d/ca.crt" --cert "$d/admin.crt" --key "$d/admin.key" \
+      -H 'Content-Type: application/json' -X POST "https://127.0.0.1:$port/api/v1/nodes" --data-binary @- <<EOF || true
+{"apiVersion":"v1","kind":"Node","metadata":{"name":"$node","annotations":{"kwok.x-k8s.io/node":"fake","node.alpha.kubernetes.io/ttl":"0"},
+ "labels":{"kubernetes.io/hostname":"$node","kubernetes.io/os":"linux","kubernetes.io/arch":"amd64","type":"kwok"}},
+ "spec":{},
+ "status":{"capacity":{"cpu":"32","memory":"256Gi","pods":"110"},"allocatable":{"cpu":"32","memory":"256Gi","pods":"110"}}}
+EOF
+)"
+    if [[ "$code" != 201 ]]; then
+      log "creating Node $node on $name failed (HTTP $code): $(cat "$ENV_DIR/$name/node-create.out" 2>/dev/null)"
+      return 1
+    fi
+  done
+}
+
+# Every Node of the cluster reports Ready=True (kwok's node-initialize stage).
+nodes_ready() { # name port
+  local d="$ENV_DIR/$1/pki" n
+  n="$(curl -s --max-time 5 --cacert "$d/ca.crt" --cert "$d/admin.crt" --key "$d/admin.key" "https://127.0.0.1:$2/api/v1/nodes" 2>/dev/null |
+    tr -d ' \n' | grep -o '"type":"Ready","status":"True"' | wc -l || true)"
+  ((n >= FLEET_NODES))
+}
+
+start_fleet() { # deadline
+  local deadline=$1 name port d kc c
+  for name in "${SERVERS[@]}"; do
+    port="$(cat "$ENV_DIR/$name/port")"
+    d="$ENV_DIR/$name/pki"
+    kc="$ENV_DIR/$name/kubeconfig"
+    local kcm_port sched_port kwok_port controllers='*'
+    free_port kcm_port $((port + 1000))
+    echo "$kcm_port" >"$ENV_DIR/$name/controller-manager.port"
+    [[ $name != host ]] || controllers=$HOST_CONTROLLERS
+    log "starting kube-controller-manager for $name"
+    # The admin credentials for every controller (no per-controller service accounts): what the fleet needs is
+    # the controllers' effect, not their RBAC. The service-account key signs the token controller's tokens.
+    setsid "$KUBE_CONTROLLER_MANAGER_BIN" --kubeconfig "$kc" \
+      --authentication-kubeconfig "$kc" --authorization-kubeconfig "$kc" \
+      --leader-elect=false --bind-address 127.0.0.1 --secure-port "$kcm_port" --cert-dir "$ENV_DIR/$name/controller-manager-certs" \
+      --controllers "$controllers" \
+      --service-account-private-key-file "$d/sa.key" --root-ca-file "$d/ca.crt" \
+      --cluster-signing-cert-file "$d/ca.crt" --cluster-signing-key-file "$d/ca.key" \
+      --use-service-account-credentials=false \
+      </dev/null >"$ENV_DIR/$name/controller-manager.log" 2>&1 &
+    echo $! >"$ENV_DIR/$name/controller-manager.pid"
+    [[ $name != host ]] || continue
+    free_port sched_port $((port + 2000))
+    free_port kwok_port $((port + 3000))
+    echo "$sched_port" >"$ENV_DIR/$name/scheduler.port"
+    echo "$kwok_port" >"$ENV_DIR/$name/kwok.port"
+    create_nodes "$name" "$port" || return 1
+    log "starting kube-scheduler and kwok $KWOK_VERSION for $name ($FLEET_NODES Nodes)"
+    setsid "$KUBE_SCHEDULER_BIN" --kubeconfig "$kc" \
+      --authentication-kubeconfig "$kc" --authorization-kubeconfig "$kc" \
+      --leader-elect=false --bind-address 127.0.0.1 --secure-port "$sched_port" --cert-dir "$ENV_DIR/$name/scheduler-certs" \
+      </dev/null >"$ENV_DIR/$name/scheduler.log" 2>&1 &
+    echo $! >"$ENV_DIR/$name/scheduler.pid"
+    # kwok's own server listens where the Nodes' InternalIP (127.0.0.1, kwok-stages.yaml) and kubelet port send
+    # the apiserver, with the apiserver's serving certificate; the apiserver only reaches Nodes by InternalIP
+    # (--kubelet-preferred-address-types). No container runs: every container's log is one line that says so
+    # (a ClusterLogs rule), and exec is kwok's refusal.
+    # the CRI log format kwok reads: time, stream, F (a full line), text
+    printf '%s stdout F no container runs on the kwok fleet: kwok plays the kubelet of the Nodes of %s (scripts/k8s/env.sh), and this line is every container'"'"'s log\n' \
+      "$(date -u +%Y-%m-%dT%H:%M:%S.000000000Z)" "$name" >"$ENV_DIR/$name/container.log"
+    printf 'apiVersion: kwok.x-k8s.io/v1alpha1\nkind: ClusterLogs\nmetadata:\n  name: fleet-placeholder\nspec:\n  logs:\n  - logsFile: %s\n    follow: false\n' \
+      "$ENV_DIR/$name/container.log" >"$ENV_DIR/$name/kwok-logs.yaml"
+    setsid "$KWOK_BIN" --kubeconfig "$kc" --config "$here/kwok-stages.yaml" --config "$ENV_DIR/$name/kwok-logs.yaml" \
+      --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake \
+      --server-address "127.0.0.1:$kwok_port" --node-port "$kwok_port" \
+      --tls-cert-file "$d/serving.crt" --tls-private-key-file "$d/serving.key" \
+      </dev/null >"$ENV_DIR/$name/kwok.log" 2>&1 &
+    echo $! >"$ENV_DIR/$name/kwok.pid"
+  done
+  wait_each "$deadline" fleet_ready fleet_dead fleet_late
+}
+
+fleet_dead() { # name
+  local c
+  for c in $(fleet_components "$1"); do
+    pid_if_ours "$ENV_DIR/$1/$c.pid" "$(component_binary "$c")" >/dev/null && continue
+    log "$c of $1 exited during startup; last lines of $ENV_DIR/$1/$c.log:"
+    tail -n 25 "$ENV_DIR/$1/$c.log" >&2 || true
+    return 0
+  done
+  return 1
+}
+fleet_ready() { # name
+  component_healthy "$(cat "$ENV_DIR/$1/controller-manager.port")" || return 1
+  if [[ $1 == host ]]; then
+    log "fleet of $1 ready: controller-manager ($HOST_CONTROLLERS)"
+    return 0
+  fi
+  component_healthy "$(cat "$ENV_DIR/$1/scheduler.port")" && nodes_ready "$1" "$(cat "$ENV_DIR/$1/port")" || return 1
+  log "fleet of $1 ready: controller-manager, scheduler, $FLEET_NODES Ready Nodes"
+}
+fleet_late() { # name
+  local c
+  log "the fleet of $1 is not ready after ${READY_TIMEOUT}s; see $ENV_DIR/$1/{controller-manager,scheduler,kwok}.log"
+  for c in $(fleet_components "$1"); do tail -n 5 "$ENV_DIR/$1/$c.log" >&2 || true; done
 }
 
 # --- start ------------------------------------------------------------------------------------------------
@@ -241,6 +397,16 @@ cmd_start() {
   [[ -x "$KUBE_APISERVER_BIN" ]] || die "kube-apiserver not found at $KUBE_APISERVER_BIN; run: bash scripts/k8s/build.sh"
   command -v openssl >/dev/null || die "openssl is required to generate certificates"
   command -v curl >/dev/null || die "curl is required to probe /readyz"
+  case "$KARMADA_LITE_FLEET" in
+    kwok)
+      local b
+      for b in "$KUBE_CONTROLLER_MANAGER_BIN" "$KUBE_SCHEDULER_BIN" "$KWOK_BIN"; do
+        [[ -x "$b" ]] || die "$b not found (KARMADA_LITE_FLEET=kwok); run: KARMADA_LITE_FLEET=kwok bash scripts/k8s/build.sh, or start with KARMADA_LITE_FLEET=bare"
+      done
+      ;;
+    bare) ;;
+    *) die "KARMADA_LITE_FLEET is '$KARMADA_LITE_FLEET'; use kwok (controllers, scheduler and kwok nodes) or bare (apiservers only)" ;;
+  esac
 
   local t0=$SECONDS
   cmd_stop
@@ -299,9 +465,11 @@ cmd_start() {
         --requestheader-extra-headers-prefix X-Remote-Extra- --proxy-client-cert-file "$d/front-proxy-client.crt"
         --proxy-client-key-file "$d/front-proxy-client.key")
     fi
-    # ServiceAccount admission is off because no controller-manager creates the `default` service account,
-    # which would make every Pod create fail. Priority-and-fairness is off because its config controllers
-    # add load and nothing here needs request isolation.
+    # ServiceAccount admission is off because without a controller-manager (the bare fleet) nothing creates
+    # the `default` service account, which would make every Pod create fail, and the kwok fleet's Pods mount
+    # nothing. Priority-and-fairness is off because its config controllers add load and nothing here needs
+    # request isolation. A Node's kubelet is reached at its InternalIP only: kwok's server on 127.0.0.1, never
+    # a name to resolve.
     setsid "$KUBE_APISERVER_BIN" \
       --etcd-servers "http://127.0.0.1:$etcd_port" --etcd-prefix "/karmada-lite/$name" \
       --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$port" \
@@ -315,6 +483,7 @@ cmd_start() {
       --disable-admission-plugins ServiceAccount \
       --enable-priority-and-fairness=false \
       --profiling=false \
+      --kubelet-preferred-address-types InternalIP \
       "${aggregation[@]}" \
       </dev/null >"$ENV_DIR/$name/apiserver.log" 2>&1 &
     echo $! >"$ENV_DIR/$name/pid"
@@ -325,8 +494,15 @@ cmd_start() {
     cmd_stop
     exit 1
   fi
+  local t_api=$((SECONDS - t0))
+  echo "$KARMADA_LITE_FLEET" >"$ENV_DIR/fleet"
+  if [[ $KARMADA_LITE_FLEET == kwok ]] && ! start_fleet "$deadline"; then
+    log "the fleet's startup failed; stopping what was started"
+    cmd_stop
+    exit 1
+  fi
   write_env_json "$etcd_port"
-  log "environment ready in $((SECONDS - t0))s; description in $ENV_DIR/env.json"
+  log "environment ($KARMADA_LITE_FLEET fleet) ready in $((SECONDS - t0))s (apiservers after ${t_api}s); description in $ENV_DIR/env.json"
 }
 
 write_env_json() { # etcd-port
@@ -335,15 +511,31 @@ write_env_json() { # etcd-port
   local etcd_version
   etcd_version="v$("$ETCD_BIN" --version 2>/dev/null | sed -n 's/^etcd Version: //p')"
   {
-    printf '{\n  "kubernetesVersion": "%s",\n  "etcdVersion": "%s",\n  "dir": "%s",\n' "$K8S_VERSION" "$etcd_version" "$ENV_DIR"
+    printf '{\n  "kubernetesVersion": "%s",\n  "etcdVersion": "%s",\n  "dir": "%s",\n  "fleet": "%s",\n' "$K8S_VERSION" "$etcd_version" "$ENV_DIR" "$KARMADA_LITE_FLEET"
     printf '  "etcd": { "url": "http://127.0.0.1:%s", "pidFile": "%s" },\n' "$1" "$ENV_DIR/etcd/pid"
     printf '  "clusters": [\n'
     for name in "${SERVERS[@]}"; do
       port="$(cat "$ENV_DIR/$name/port")"
       ((first)) || printf ',\n'
       first=0
-      printf '    { "name": "%s", "server": "https://127.0.0.1:%s", "port": %s, "kubeconfig": "%s", "etcdPrefix": "/karmada-lite/%s", "pidFile": "%s", "log": "%s" }' \
+      printf '    { "name": "%s", "server": "https://127.0.0.1:%s", "port": %s, "kubeconfig": "%s", "etcdPrefix": "/karmada-lite/%s", "pidFile": "%s", "log": "%s"' \
         "$name" "$port" "$port" "$ENV_DIR/$name/kubeconfig" "$name" "$ENV_DIR/$name/pid" "$ENV_DIR/$name/apiserver.log"
+      if [[ $KARMADA_LITE_FLEET == kwok ]]; then
+        local c sep='' i
+        printf ',\n      "components": {'
+        for c in $(fleet_components "$name"); do
+          printf '%s "%s": { "binary": "%s", "port": %s, "pidFile": "%s", "log": "%s" }' "$sep" "$c" "$(component_binary "$c")" \
+            "$(cat "$ENV_DIR/$name/$c.port")" "$ENV_DIR/$name/$c.pid" "$ENV_DIR/$name/$c.log"
+          sep=','
+        done
+        printf ' },\n      "nodes": ['
+        sep=''
+        [[ $name == host ]] || for ((i = 0; i < FLEET_NODES; i++)); do printf '%s"%s-node-%s"' "$sep" "$name" "$i"; sep=', '; done
+        printf '] '
+      else
+        printf ' '
+      fi
+      printf '}' 
     done
     printf '\n  ]\n}\n'
   } >"$ENV_DIR/env.json.tmp"
@@ -363,6 +555,17 @@ cmd_status() {
       port="$(cat "$ENV_DIR/$name/port")"
       if is_ready "$name" "$port"; then
         printf '%-9s ready   (pid %s) https://127.0.0.1:%s kubeconfig=%s\n' "$name" "$pid" "$port" "$ENV_DIR/$name/kubeconfig"
+        if [[ "$(cat "$ENV_DIR/fleet" 2>/dev/null)" == kwok ]]; then
+          local c cpid
+          for c in $(fleet_components "$name"); do
+            if cpid="$(pid_if_ours "$ENV_DIR/$name/$c.pid" "$(component_binary "$c")")"; then
+              printf '  %-18s running (pid %s)\n' "$c" "$cpid"
+            else
+              printf '  %-18s stopped; see %s\n' "$c" "$ENV_DIR/$name/$c.log"
+              ok=1
+            fi
+          done
+        fi
       else
         printf '%-9s running but not ready (pid %s); see %s\n' "$name" "$pid" "$ENV_DIR/$name/apiserver.log"
         ok=1

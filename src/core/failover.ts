@@ -11,6 +11,7 @@ import {
   DefaultGracePeriodSeconds,
   DefaultTolerationSeconds,
   EventReasonEvictWorkloadFromClusterFailed,
+  EventReasonEvictWorkloadFromClusterSucceed,
   EventReasonFailoverExhausted,
   EventReasonFailoverPausedBySuspension,
   EvictionReasonApplicationFailure,
@@ -197,7 +198,7 @@ export function reconcileApplicationFailover(ctx: ReconcileContext, key: string)
       else delete trial.spec.clusters;
       trial.spec.gracefulEvictionTasks = tasks;
       setHistory(trial, hist);
-      const nowhere = remaining.length ? undefined : noClusterLeft(ctx, b, trial);
+      const nowhere = remaining.length ? undefined : noClusterLeft(ctx, b, trial, toEvict);
       if (nowhere !== undefined) {
         // Evicting would leave the workload nowhere: it stays where it is, and failover stops cycling.
         exhaustion = {
@@ -230,7 +231,14 @@ export function reconcileApplicationFailover(ctx: ReconcileContext, key: string)
   const failureEvents: CoreEvent[] = evicted.flatMap((c) =>
     (resource ? [refOf(b), resource] : [refOf(b)]).map((o) => ({ involvedObject: o, type: 'Warning' as const, reason: EventReasonEvictWorkloadFromClusterFailed, message: `Evict from cluster ${c} failed.`, source })),
   );
-  return { writes: [{ op: 'update', object: next, ...(status ? { then: statusWrite } : {}), ...(failureEvents.length ? { failureEvents } : {}) }], events, requeueAfterSeconds: requeue };
+  // The eviction is reported when it is decided, once the update went through (as the taint manager does): the
+  // graceful-eviction controller's report comes only when the task ends, after later events such as
+  // FailoverExhausted.
+  const succeeded: CoreEvent[] = evicted.flatMap((c) =>
+    (resource ? [refOf(b), resource] : [refOf(b)]).map((o) => ({ involvedObject: o, type: 'Normal' as const, reason: EventReasonEvictWorkloadFromClusterSucceed, message: `Evict from cluster ${c} succeed.`, source })),
+  );
+  const then = status || succeeded.length ? (o: KObject) => ({ ...statusWrite(o), events: succeeded }) : undefined;
+  return { writes: [{ op: 'update', object: next, ...(then ? { then } : {}), ...(failureEvents.length ? { failureEvents } : {}) }], events, requeueAfterSeconds: requeue };
 }
 
 /** The user's inputs failover judged: the template's version, the placement and the failover policy. */
@@ -241,21 +249,28 @@ function exhaustionFingerprint(b: Binding): string {
 
 /**
  * Why the binding `b`, once evicted as `trial` (its changed copy) says, could be scheduled nowhere (the
- * scheduler's own answer), or undefined when it could. Asked only when no target would remain.
+ * scheduler's own answer), or undefined when it could. Asked only when no target would remain. The answer
+ * speaks of the other clusters: asked again without the clusters being left (`leaving`), which the trial's
+ * own tasks would count as "in the process of eviction" though no eviction of them has happened.
  */
-function noClusterLeft(ctx: ReconcileContext, b: Binding, trial: KObject): string | undefined {
+function noClusterLeft(ctx: ReconcileContext, b: Binding, trial: KObject, leaving: readonly string[]): string | undefined {
   const clusters = ctx.reader.list(CLUSTER).filter((c) => !isTerminating(c));
   // The trial is a new generation for the scheduler: it must place it, not skip it as already observed.
   const probe: Binding = { ...b, metadata: { ...trial.metadata, generation: (trial.metadata.generation ?? 0) + 1 }, spec: trial.spec };
-  let pass;
-  try {
-    pass = ctx.schedule(probe, clusters, ctx.now);
-  } catch (e) {
-    return errorMessage(e);
-  }
-  if (pass.action === 'Failed') return pass.error?.message ?? 'no cluster fits';
-  if (pass.clusters === null || (pass.clusters !== undefined && pass.clusters.length === 0)) return 'the schedule would be empty';
-  return undefined;
+  const why = (among: typeof clusters): string | undefined => {
+    let pass;
+    try {
+      pass = ctx.schedule(probe, among, ctx.now);
+    } catch (e) {
+      return errorMessage(e);
+    }
+    if (pass.action === 'Failed') return pass.error?.message ?? 'no cluster fits';
+    if (pass.clusters === null || (pass.clusters !== undefined && pass.clusters.length === 0)) return 'the schedule would be empty';
+    return undefined;
+  };
+  const nowhere = why(clusters);
+  if (nowhere === undefined) return undefined;
+  return why(clusters.filter((c) => !leaving.includes(c.metadata.name!))) ?? nowhere;
 }
 
 /** The binding status with the FailoverExhausted condition set or removed; undefined when unchanged. */

@@ -12,9 +12,11 @@ import {
   FullyAppliedFailedReason,
   FullyAppliedSuccessMessage,
   FullyAppliedSuccessReason,
+  fullyAppliedHeldMessage,
   getClusterName,
   ResourceBindingStatusControllerName,
   WorkApplied,
+  WorkSuspendDispatchingReason,
 } from '../api/constants.js';
 import { clusterOfWork, expectedClusters, isClusterBinding, worksOf } from './binding.js';
 import { isClusterReady, manifestsOf } from './execution.js';
@@ -24,6 +26,7 @@ import type { ResourceBindingStatus } from '../api/generated/types.js';
 import { deepEqual } from '../json/value.js';
 import { findCondition, groupOf, isTerminating, nsName, parseRefKey, refOf, setCondition } from './object.js';
 import { reflectManifests } from './manifest-status.js';
+import { rolloutRender } from './rollout.js';
 import { emptyResult, type AggregatedStatusItem, type CoreEvent, type ReconcileContext, type ReconcileResult } from './ports.js';
 
 export const WORK_STATUS = 'work-status';
@@ -87,6 +90,24 @@ export function aggregatedItems(ctx: ReconcileContext, b: Binding): AggregatedSt
   return items.sort((a, c) => (a.clusterName < c.clusterName ? -1 : a.clusterName > c.clusterName ? 1 : 0));
 }
 
+/**
+ * The expected clusters a staged rollout holds (a suspended Work, or none yet, until their stage opens), when
+ * they are all the binding waits for: every other expected cluster is applied. Otherwise undefined, and
+ * FullyApplied reads as Karmada's failure. A Work the user suspended is not the rollout's and stays a failure,
+ * as in Karmada.
+ */
+function heldForStage(ctx: ReconcileContext, b: Binding, items: readonly AggregatedStatusItem[], expected: ReadonlySet<string>): string[] | undefined {
+  const r = b.spec?.resource;
+  const tpl = r && ctx.reader.get(r, r.namespace, r.name);
+  if (!tpl) return undefined;
+  const render = rolloutRender(ctx.reader, b, tpl);
+  if (render === undefined) return undefined;
+  const applied = new Set(items.filter((i) => i.applied).map((i) => i.clusterName));
+  const waiting = [...expected].filter((c) => !applied.has(c)).sort();
+  if (!waiting.length || items.some((i) => !expected.has(i.clusterName))) return undefined;
+  return render === 'pending' || waiting.every((c) => render(c).hold) ? waiting : undefined;
+}
+
 export function reconcileBindingStatus(ctx: ReconcileContext, key: string): ReconcileResult {
   const ref = parseRefKey(key);
   const b = ctx.reader.get(bindingType(ref), ref.namespace, ref.name);
@@ -96,11 +117,14 @@ export function reconcileBindingStatus(ctx: ReconcileContext, key: string): Reco
   const items = aggregatedItems(ctx, b);
   const expected = expectedClusters(b);
   const full = expected.size > 0 && items.length === expected.size && items.every((i) => i.applied && expected.has(i.clusterName));
+  const held = full ? undefined : heldForStage(ctx, b, items, expected);
   const conditions = setCondition(
     b.status?.conditions,
     full
       ? { type: BindingFullyApplied, status: 'True', reason: FullyAppliedSuccessReason, message: FullyAppliedSuccessMessage }
-      : { type: BindingFullyApplied, status: 'False', reason: FullyAppliedFailedReason, message: FullyAppliedFailedMessage },
+      : held
+        ? { type: BindingFullyApplied, status: 'False', reason: WorkSuspendDispatchingReason, message: fullyAppliedHeldMessage(held) }
+        : { type: BindingFullyApplied, status: 'False', reason: FullyAppliedFailedReason, message: FullyAppliedFailedMessage },
     ctx.now,
   );
   const status: ResourceBindingStatus = { ...(b.status ?? {}), aggregatedStatus: items, conditions };

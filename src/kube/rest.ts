@@ -1,5 +1,5 @@
 import { Agent as HttpsAgent, request as httpsRequest, type AgentOptions, type RequestOptions } from 'node:https';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { TokenBucket, TokenPriority } from './rate-limiter.js';
 
@@ -62,6 +62,10 @@ export interface RequestOpts {
   timeoutMs?: number;
   /** The token bucket's lane: 'low' waits until no other request of this client waits (best-effort writes: Events). */
   priority?: TokenPriority;
+  /** Request headers beside the client's own (e.g. an Accept of aggregated discovery, If-None-Match). */
+  headers?: Record<string, string>;
+  /** Told the answer's headers (e.g. its ETag) before its body is read. */
+  onResponseHeaders?: (headers: IncomingHttpHeaders) => void;
 }
 
 export interface ApiResource {
@@ -110,7 +114,7 @@ export class RestClient {
       hostname: url.hostname,
       port: url.port,
       path: url.pathname + url.search,
-      headers: { accept: 'application/json' },
+      headers: { accept: 'application/json', ...opts.headers },
     };
     await this.kc.applyToHTTPSOptions(o);
     if (url.protocol === 'https:') o.agent = this.agent ??= this.kc.getCurrentCluster()?.proxyUrl ? o.agent : keepAliveAgent(o);
@@ -173,6 +177,7 @@ export class RestClient {
     const o = await this.options(method, path, opts);
     const body = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
     const res = await this.sendObserved(o, body, opts.contentType, opts.signal, opts.timeoutMs ?? 30_000);
+    opts.onResponseHeaders?.(res.headers);
     const chunks: Buffer[] = [];
     for await (const c of res) chunks.push(c as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
@@ -201,7 +206,8 @@ export class RestClient {
   async watch(path: string, query: Query, onEvent: (type: string, object: any) => void, signal?: AbortSignal): Promise<void> {
     await this.takeToken(signal);
     const o = await this.options('GET', path, { query: { ...query, watch: true } });
-    const res = await this.sendObserved(o, undefined, undefined, signal);
+    const silence = watchSilenceMs(query.timeoutSeconds);
+    const res = await this.sendObserved(o, undefined, undefined, signal, silence);
     if ((res.statusCode ?? 0) >= 300) {
       const chunks: Buffer[] = [];
       for await (const c of res) chunks.push(c as Buffer);
@@ -213,11 +219,19 @@ export class RestClient {
       }
       throw new ApiError(res.statusCode ?? 0, reason, `watch ${path}: ${res.statusCode}`);
     }
+    let silent = false;
+    const onSilence = () => (silent = true);
+    // Removed when the watch ends: a kept-alive socket serves other requests afterwards.
+    const socket = res.socket;
+    socket?.once('timeout', onSilence);
     try {
       await readWatchEvents(res, onEvent);
     } catch (err) {
       if (signal?.aborted) return;
+      if (silent) throw new Error(`watch ${path}: nothing from the server for ${silence} ms, past its timeoutSeconds; the connection is given up`);
       throw err;
+    } finally {
+      socket?.off('timeout', onSilence);
     }
   }
 
@@ -269,6 +283,16 @@ export class RestClient {
     if (subresource) p += `/${subresource}`;
     return p;
   }
+}
+
+/**
+ * How long a watch may stay silent before it is given up: the server ends a watch after its timeoutSeconds, so
+ * no byte and no end for that long and a grace means the link is dead (a frozen or unreachable apiserver, a
+ * connection dropped without a reset). The caller then watches again, instead of waiting forever.
+ */
+export function watchSilenceMs(timeoutSeconds: unknown): number | undefined {
+  if (typeof timeoutSeconds !== 'number' || !(timeoutSeconds > 0)) return undefined;
+  return Math.round((timeoutSeconds + Math.min(30, Math.max(1, timeoutSeconds / 10))) * 1000);
 }
 
 /** Watch events of a response body, one JSON document a line, as they arrive; resolves when the stream ends. */

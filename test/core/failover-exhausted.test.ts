@@ -3,6 +3,7 @@ import { FailoverClocksAnnotation, FailoverExhaustedAnnotation } from '../../src
 import { reconcileApplicationFailover } from '../../src/core/failover.js';
 import type { Interpreter, ReconcileContext, SchedulePass, Write } from '../../src/core/ports.js';
 import { EmbeddedStore } from '../../src/store/embedded.js';
+import { realScheduler } from '../../src/store/control-plane.js';
 
 const KEY = 'work.karmada.io/v1alpha2|ResourceBinding|default|nginx-deployment';
 const interpreter = { hookEnabled: () => true } as unknown as Interpreter;
@@ -112,5 +113,34 @@ describe('application failover with no cluster left (FailoverExhausted, spec REA
     expect(written.spec.clusters).toEqual([{ name: 'member2', replicas: 2 }]);
     expect(JSON.parse(written.metadata.annotations![FailoverClocksAnnotation]!)).toEqual({ member2: { unhealthySince: '2024-01-01T02:00:00Z' } });
     expect(r.requeueAfterSeconds).toBe(60.001);
+  });
+});
+
+describe('the FailoverExhausted message counts the clusters as they are (issue 33)', () => {
+  it('with member1 in eviction and member2 the one failing, the real scheduler is quoted about member1 only: 1 cluster in eviction, not 2', () => {
+    const store = new EmbeddedStore();
+    const apiEnablements = [{ groupVersion: 'apps/v1', resources: [{ name: 'deployments', kind: 'Deployment' }] }];
+    for (const name of ['member1', 'member2']) store.create({ apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name }, spec: {}, status: { apiEnablements } });
+    const b = store.create({
+      apiVersion: 'work.karmada.io/v1alpha2',
+      kind: 'ResourceBinding',
+      metadata: { name: 'nginx-deployment', namespace: 'default', generation: 3, annotations: { [FailoverClocksAnnotation]: JSON.stringify({ member2: { unhealthySince: '2024-01-01T00:00:00Z' } }) } },
+      spec: {
+        resource: { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'nginx', resourceVersion: '7' },
+        propagateDeps: true,
+        replicas: 2,
+        placement: { clusterAffinity: { clusterNames: ['member1', 'member2'] }, spreadConstraints: [{ spreadByField: 'cluster', maxGroups: 1, minGroups: 1 }] },
+        clusters: [{ name: 'member2', replicas: 2 }],
+        gracefulEvictionTasks: [{ fromCluster: 'member1', purgeMode: 'Directly', replicas: 2, reason: 'ApplicationFailure', producer: 'resource-binding-application-failover-controller', creationTimestamp: '2024-01-01T00:00:00Z' }],
+        failover: { application: { decisionConditions: { tolerationSeconds: 60 }, purgeMode: 'Directly', blockPredecessorSeconds: 0 } },
+      },
+    });
+    store.updateStatus({ ...b, status: { aggregatedStatus: [{ clusterName: 'member2', applied: true, health: 'Unhealthy' }] } });
+    const c: ReconcileContext = { ...ctx(store, '2024-01-01T00:01:01Z', {}), schedule: realScheduler() };
+    const r = reconcileApplicationFailover(c, KEY);
+    const warning = r.events.find((e) => e.reason === 'FailoverExhausted');
+    expect(warning?.message).toBe(
+      'The workload is unhealthy on member2 and no other cluster can take it (0/1 clusters are available: 1 cluster(s) is in the process of eviction.); keeping the current placement until a cluster reports it healthy or the template or policy changes.',
+    );
   });
 });

@@ -111,3 +111,32 @@ describe('application failover clocks (karmada-lite point 2)', () => {
     expect(readClocks(b)).toEqual({ member1: { unhealthySince: '2024-01-01T00:00:00Z' } });
   });
 });
+
+describe('application failover events in order (issue 33)', () => {
+  it('reports the eviction when it is decided, before a later FailoverExhausted on the cluster it moved to', () => {
+    const cp = new ControlPlane({ start: new Date('2024-01-01T00:00:00Z') });
+    for (const name of ['member1', 'member2']) cp.apply({ apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name }, spec: { syncMode: 'Push' } });
+    cp.apply({
+      apiVersion: 'policy.karmada.io/v1alpha1',
+      kind: 'PropagationPolicy',
+      metadata: { name: 'nginx', namespace: 'default' },
+      spec: {
+        propagateDeps: true,
+        resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'nginx' }],
+        placement: { clusterAffinity: { clusterNames: ['member1', 'member2'] }, spreadConstraints: [{ spreadByField: 'cluster', maxGroups: 1, minGroups: 1 }] },
+        failover: { application: { decisionConditions: { tolerationSeconds: 5 }, purgeMode: 'Directly' } },
+      },
+    });
+    cp.apply({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'nginx', namespace: 'default', labels: { app: 'nginx' } }, spec: { replicas: 2, selector: { matchLabels: { app: 'nginx' } }, template: { metadata: { labels: { app: 'nginx' } }, spec: { containers: [{ name: 'nginx', image: 'nginx:1.25' }] } } } });
+    cp.settle();
+    const ref = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: 'default', name: 'nginx' };
+    for (const m of ['member1', 'member2']) cp.setMemberState(m, ref, { health: 'Unhealthy' });
+    for (let i = 0; i < 20; i++) cp.advance(1);
+    const onBinding = cp
+      .events()
+      .filter((e) => e.involvedObject.kind === 'ResourceBinding' && /^(EvictWorkloadFromCluster|FailoverExhausted)/.test(e.reason))
+      .map((e) => `${e.lastTimestamp} ${e.reason} ${e.reason === 'FailoverExhausted' ? '' : e.message}`.trim());
+    // member1 evicted 5 s after it turned unhealthy; member2, where the workload went, 5 s after that, with no cluster left.
+    expect(onBinding).toEqual(['2024-01-01T00:00:05Z EvictWorkloadFromClusterSucceed Evict from cluster member1 succeed.', '2024-01-01T00:00:10Z FailoverExhausted']);
+  });
+});

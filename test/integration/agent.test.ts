@@ -2,15 +2,28 @@
 // apiserver is member2's, reaching the host through a TCP proxy on loopback the test can close; the controller
 // runs beside it with member1 (and member2) in Push mode. A Cluster name of its own leaves member2's Push
 // Cluster, which other suites use, as it is. The agent's identity on the host is the one `karmada-lite
-// register` issues, with its least-privilege RBAC.
+// register` issues, with its least-privilege RBAC; in the member it is register's ServiceAccount
+// karmada-system/karmada-agent-sa with exactly register's member RBAC (the ClusterRole aggregation played by
+// the test, as no kube-controller-manager runs here), not an administrator.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AgentAggregationLabel, AgentMemberServiceAccount, AgentWorkVerbs, DefaultAgentImage, DefaultAgentNamespace, DefaultClusterNamespace, memberSetupObjects } from '../../src/kube/register.js';
 import { cluster, waitFor, type ClusterName } from './env.js';
+import { aggregated, putAll, serviceAccountKubeconfig, type RbacDoc } from './rbac-roles.js';
 import { binary, createDeploymentWithPolicy, diagnose, edit, evenSplitWithFailover, freePort, get, MemberProxy, prepareHost, type Proc, removeRegistered, rest, startController, stopController } from './harness.js';
+import { FaultLabel, gatedPodSpec, openReadinessGate, podsOf, withFleet } from './fleet.js';
 import { scaled } from '../time-scale.js';
+import { KubeConfig } from '@kubernetes/client-node';
+import { RestClient } from '../../src/kube/rest.js';
+
+function kubeConfigFile(file: string): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromFile(file);
+  return kc;
+}
 
 const NS = `agent-e2e-${Date.now().toString(36)}`;
 const PULL = 'member2-pull';
@@ -35,11 +48,14 @@ async function createWorkload(name: string, extra: Record<string, unknown> = {})
   for (const m of ['member1', 'member2'] as const) await waitFor(`${name} on ${m}`, () => get(member(m), deployPath(name)));
 }
 
-/** Read-modify-write with the resourceVersion; a 409 reads again. */
-async function workOf(name: string, ns: string): Promise<any> {
+/** The Work in `ns` of the binding `binding` of this suite's namespace. */
+async function workFor(binding: string, ns: string): Promise<any> {
   const items = (await host.request('GET', `/apis/work.karmada.io/v1alpha1/namespaces/${ns}/works`)).items as any[];
-  return items.find((w) => w.metadata.annotations?.['resourcebinding.karmada.io/namespace'] === NS && w.metadata.annotations?.['resourcebinding.karmada.io/name'] === `${name}-deployment`);
+  return items.find((w) => w.metadata.annotations?.['resourcebinding.karmada.io/namespace'] === NS && w.metadata.annotations?.['resourcebinding.karmada.io/name'] === binding);
 }
+
+/** The Work in `ns` of the Deployment `name`. */
+const workOf = (name: string, ns: string): Promise<any> => workFor(`${name}-deployment`, ns);
 
 const condition = (o: any, type: string) => (o?.status?.conditions ?? []).find((c: any) => c.type === type);
 const notReadyTaints = (c: any): Array<{ key: string; effect: string }> => ((c?.spec?.taints ?? []) as any[]).filter((t) => t.key === 'cluster.karmada.io/not-ready' || t.key === 'cluster.karmada.io/unreachable');
@@ -66,6 +82,26 @@ interface AgentProc extends Proc {
 
 let dir: string;
 let proxy: MemberProxy;
+/** The agent's kubeconfig for member2: a token of register's member ServiceAccount. */
+let memberKubeconfig: string;
+/** register's member objects for member2-pull: the namespace, the ServiceAccount, the RBAC. */
+const memberSetup = memberSetupObjects({ clusterName: PULL, clusterNamespace: DefaultClusterNamespace, agentNamespace: DefaultAgentNamespace, image: DefaultAgentImage, replicas: 1 }) as unknown as RbacDoc[];
+/** A labelled ClusterRole the test adds in member2: PodDisruptionBudgets for the agent. */
+const pdbRole: RbacDoc = {
+  apiVersion: 'rbac.authorization.k8s.io/v1',
+  kind: 'ClusterRole',
+  metadata: { name: 'karmada-agent:pdbs-e2e', labels: { [AgentAggregationLabel]: 'true' } },
+  rules: [{ apiGroups: ['policy'], resources: ['poddisruptionbudgets'], verbs: [...AgentWorkVerbs] }],
+};
+
+/**
+ * register's member RBAC in member2 as a cluster with kube-controller-manager holds it (the aggregated
+ * ClusterRole filled from the labelled ones), and a kubeconfig with a token of its ServiceAccount.
+ */
+async function agentIdentityInMember(): Promise<string> {
+  await putAll(member('member2'), aggregated(memberSetup));
+  return serviceAccountKubeconfig('member2', { namespace: DefaultAgentNamespace, name: AgentMemberServiceAccount }, path.join(dir, 'member.kubeconfig'));
+}
 let agent: AgentProc | undefined;
 let ctrl: Proc | undefined;
 
@@ -75,7 +111,7 @@ async function startAgent(leaderElect = false): Promise<AgentProc> {
   const kubeconfig = path.join(dir, 'karmada.kubeconfig');
   const child = spawn(
     binary,
-    ['agent', '--karmada-kubeconfig', kubeconfig, '--cluster-name', PULL, '--kubeconfig', cluster('member2').kubeconfig, '--metrics-port', String(port), '--bind-address', '127.0.0.1', `--leader-elect=${leaderElect}`, '--cluster-status-update-frequency', '1s', '--log-format', 'json'],
+    ['agent', '--karmada-kubeconfig', kubeconfig, '--cluster-name', PULL, '--kubeconfig', memberKubeconfig, '--metrics-port', String(port), '--bind-address', '127.0.0.1', `--leader-elect=${leaderElect}`, '--cluster-status-update-frequency', '1s', '--log-format', 'json'],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   const logs: string[] = [];
@@ -124,6 +160,7 @@ describe('karmada-lite agent (Pull mode) end to end', () => {
     const agentConfig = readFileSync(path.join(dir, 'agent.config'), 'utf8');
     expect(agentConfig).toContain(`https://127.0.0.1:${hostPort}`);
     writeFileSync(path.join(dir, 'karmada.kubeconfig'), agentConfig.replace(`https://127.0.0.1:${hostPort}`, `https://127.0.0.1:${proxy.port}`));
+    memberKubeconfig = await agentIdentityInMember();
     ctrl = await startController();
     agent = await startAgent();
   });
@@ -148,6 +185,11 @@ describe('karmada-lite agent (Pull mode) end to end', () => {
       // preserved copies
       for (const m of ['member1', 'member2'] as const) await member(m).request('DELETE', deployPath(n)).catch(() => undefined);
     }
+    for (const p of [`/api/v1/namespaces/${NS}/configmaps/settings`, `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets/budget`]) await host.request('DELETE', p).catch(() => undefined);
+    await waitFor('the ConfigMap and PodDisruptionBudget Works removed', async () => ((await workFor('settings-configmap', ES)) || (await workFor('budget-poddisruptionbudget', ES)) ? undefined : true)).catch((e) => console.warn(`cleanup: ${(e as Error).message}`));
+    await host.request('DELETE', ppPath('rbac-kinds')).catch(() => undefined);
+    await member('member2').request('DELETE', `/apis/rbac.authorization.k8s.io/v1/clusterroles/${pdbRole.metadata.name}`).catch(() => undefined);
+    await putAll(member('member2'), aggregated(memberSetup));
     // member2-pull goes while the agent runs (the finalizers of its Works are the agent's): no other suite knows it.
     await deleteCluster(60_000).catch((e) => console.warn(`cleanup: ${(e as Error).message}`));
     const agentCode = await stopController(agent);
@@ -201,9 +243,18 @@ describe('karmada-lite agent (Pull mode) end to end', () => {
     const karmadaLabels = (d: any) => Object.fromEntries(Object.entries(d.metadata.labels ?? {}).filter(([k]) => k.includes('karmada.io') && !k.startsWith('work.karmada.io')));
     expect(karmadaLabels(m2)).toEqual(karmadaLabels(m1));
     expect(m2.metadata.annotations['work.karmada.io/namespace']).toBe(ES);
-    // No kube-controller-manager runs here: each member's status is written by hand, differently.
-    for (const [m, ready] of [['member1', 1], ['member2', 2]] as const) {
-      await edit(member(m), deployPath('dup'), (d) => (d.status = { observedGeneration: d.metadata.generation, replicas: 2, updatedReplicas: 2, readyReplicas: ready, availableReplicas: ready }), '/status');
+    if (withFleet()) {
+      // The members' controllers report; one of member1's two Pods is made never Ready, so its copy reports 1.
+      const pods = await waitFor('both Pods of dup on member1', async () => {
+        const ps = await podsOf(member('member1'), NS, 'dup');
+        return ps.length === 2 ? ps : undefined;
+      });
+      await member('member1').request('PATCH', `/api/v1/namespaces/${NS}/pods/${pods[0].metadata.name}`, { body: { metadata: { labels: { [FaultLabel.unready]: 'true' } } }, contentType: 'application/merge-patch+json' });
+    } else {
+      // The bare fleet (KARMADA_LITE_FLEET=bare) runs no kube-controller-manager: each member's status by hand.
+      for (const [m, ready] of [['member1', 1], ['member2', 2]] as const) {
+        await edit(member(m), deployPath('dup'), (d) => (d.status = { observedGeneration: d.metadata.generation, replicas: 2, updatedReplicas: 2, readyReplicas: ready, availableReplicas: ready }), '/status');
+      }
     }
     const rb = await waitFor('aggregatedStatus of both members', async () => {
       const b = await get(host, `/apis/work.karmada.io/v1alpha2/namespaces/${NS}/resourcebindings/dup-deployment`);
@@ -218,6 +269,43 @@ describe('karmada-lite agent (Pull mode) end to end', () => {
     expect(condition(w, 'Applied')).toMatchObject({ status: 'True' });
     expect(w.status.manifestStatuses[0].status.readyReplicas).toBe(2);
     await waitFor('the template status aggregated', async () => ((await get(host, deployPath('dup')))?.status?.readyReplicas === 3 ? true : undefined));
+  });
+
+  it('applies a ConfigMap with the agent\'s default member role; a kind it is not granted fails on the Work, clearly, until a labelled ClusterRole grants it', async () => {
+    const m2 = member('member2');
+    // The agent's identity in the member is no administrator.
+    const may = async (verb: string, group: string, resource: string) =>
+      (await new RestClient(kubeConfigFile(memberKubeconfig)).request('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', { body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { group, resource, verb, namespace: NS } } } })).status.allowed;
+    expect(await may('create', 'apps', 'deployments')).toBe(true);
+    expect(await may('get', '', 'secrets')).toBe(false);
+    expect(await may('create', 'rbac.authorization.k8s.io', 'roles')).toBe(false);
+    await host.request('POST', `/apis/policy.karmada.io/v1alpha1/namespaces/${NS}/propagationpolicies`, {
+      body: {
+        apiVersion: 'policy.karmada.io/v1alpha1',
+        kind: 'PropagationPolicy',
+        metadata: { name: 'rbac-kinds', namespace: NS },
+        spec: { resourceSelectors: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'settings' }, { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', name: 'budget' }], placement: { clusterAffinity: { clusterNames: [PULL] } } },
+      },
+    });
+    await host.request('POST', `/api/v1/namespaces/${NS}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: NS }, data: { level: 'info' } } });
+    await host.request('POST', `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets`, { body: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'budget', namespace: NS }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'budget' } } } } });
+    const cm = await waitFor('the ConfigMap on member2', () => get(m2, `/api/v1/namespaces/${NS}/configmaps/settings`));
+    expect(cm.data).toEqual({ level: 'info' });
+    await waitFor('the ConfigMap Work Applied', async () => (condition(await workFor('settings-configmap', ES), 'Applied')?.status === 'True' ? true : undefined));
+    // Not granted: the Work says so, with the member's refusal and what to do.
+    const refused = await waitFor('the PodDisruptionBudget Work Applied=False', async () => {
+      const c = condition(await workFor('budget-poddisruptionbudget', ES), 'Applied');
+      return c?.status === 'False' ? c : undefined;
+    });
+    expect(refused.message).toContain('PodDisruptionBudget in member2-pull');
+    expect(refused.message).toContain(`poddisruptionbudgets.policy is forbidden: User "system:serviceaccount:${DefaultAgentNamespace}:${AgentMemberServiceAccount}" cannot list resource "poddisruptionbudgets"`);
+    expect(refused.message).toContain('grant this identity get, list and watch on it');
+    expect(await get(m2, `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets/budget`)).toBeUndefined();
+    // One labelled ClusterRole in the member (the aggregation adds it to karmada-agent) and the Work is applied.
+    await putAll(m2, aggregated([...memberSetup, pdbRole]));
+    const pdb = await waitFor('the PodDisruptionBudget on member2', () => get(m2, `/apis/policy/v1/namespaces/${NS}/poddisruptionbudgets/budget`), 90_000);
+    expect(pdb.spec.minAvailable).toBe(1);
+    await waitFor('the PodDisruptionBudget Work Applied', async () => (condition(await workFor('budget-poddisruptionbudget', ES), 'Applied')?.status === 'True' ? true : undefined));
   });
 
   it('holds the Pull member\'s copy while its dispatching is suspended, and applies the change once resumed', async () => {
@@ -281,7 +369,9 @@ describe('karmada-lite agent (Pull mode) end to end', () => {
     try {
       // The shape pull-cluster.test.ts fails over: Divided 1:1, failover.cluster Gracefully.
       created.push('web');
-      await createDeploymentWithPolicy(NS, 'web', 4, evenSplitWithFailover('member1', PULL));
+      // On the fleet, member1's Pods wait on a readiness gate the test opens: member1 turns healthy, and ends the
+      // eviction, only when the test says so.
+      await createDeploymentWithPolicy(NS, 'web', 4, evenSplitWithFailover('member1', PULL), withFleet() ? gatedPodSpec : {});
       const replicasOn = async (m: ClusterName) => (await get(member(m), deployPath('web')))?.spec?.replicas as number | undefined;
       for (const m of ['member1', 'member2'] as const) await waitFor(`2 replicas of web on ${m}`, async () => ((await replicasOn(m)) === 2 ? true : undefined));
       const copy0 = await get(member('member2'), deployPath('web'));
@@ -334,9 +424,9 @@ describe('karmada-lite agent (Pull mode) end to end', () => {
       // Divided replicas do not go back by themselves (Karmada's scheduler leaves a settled division as it is).
       expect((await get(host, rbPath)).spec.clusters).toEqual([{ name: 'member1', replicas: 4 }]);
 
-      // member1 healthy (no kube-controller-manager here: its status by hand) ends the eviction; the restarted
-      // agent then removes the copy it kept.
-      await edit(member('member1'), deployPath('web'), (d) => (d.status = { observedGeneration: d.metadata.generation, replicas: 4, updatedReplicas: 4, readyReplicas: 4, availableReplicas: 4 }), '/status');
+      // member1 healthy ends the eviction; the restarted agent then removes the copy it kept.
+      if (withFleet()) await openReadinessGate(member('member1'), NS, 'web');
+      else await edit(member('member1'), deployPath('web'), (d) => (d.status = { observedGeneration: d.metadata.generation, replicas: 4, updatedReplicas: 4, readyReplicas: 4, availableReplicas: 4 }), '/status');
       await waitFor('the eviction done and the Pull Work gone', async () => {
         const b = await get(host, rbPath);
         return !b?.spec?.gracefulEvictionTasks?.length && !(await workOf('web', ES)) ? true : undefined;

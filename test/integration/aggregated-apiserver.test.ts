@@ -190,9 +190,12 @@ describe('the cluster proxy through the host aggregator', () => {
     await member1.request('DELETE', `/api/v1/namespaces/default/configmaps/${name}`);
   });
 
+  // A node selector no Node matches: the pod never gets a node, with a scheduler (the kwok fleet) or without.
+  const NO_NODE = { 'karmada-lite.test/no-such-node': 'true' };
+
   it("returns the logs of a pod with no node, and of a pod that is not there, as the member's own answers", async () => {
     const pod = `no-node-${SUFFIX}`;
-    await member1.request('POST', '/api/v1/namespaces/default/pods', { body: { metadata: { name: pod }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } });
+    await member1.request('POST', '/api/v1/namespaces/default/pods', { body: { metadata: { name: pod }, spec: { nodeSelector: NO_NODE, containers: [{ name: 'c', image: 'busybox' }] } } });
     try {
       for (const p of [`/api/v1/namespaces/default/pods/${pod}/log?follow=true`, `/api/v1/namespaces/default/pods/missing-${SUFFIX}/log?follow=true`]) {
         const direct = await roundTrip(await kubeConfigUpstream(kubeConfig('member1')).options('GET', p, { accept: 'application/json' }));
@@ -211,7 +214,7 @@ describe('the cluster proxy through the host aggregator', () => {
 
   it("passes an upgrade request (exec) through: the member's refusal comes back as it is", async () => {
     const pod = `exec-${SUFFIX}`;
-    await member1.request('POST', '/api/v1/namespaces/default/pods', { body: { metadata: { name: pod }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } });
+    await member1.request('POST', '/api/v1/namespaces/default/pods', { body: { metadata: { name: pod }, spec: { nodeSelector: NO_NODE, containers: [{ name: 'c', image: 'busybox' }] } } });
     try {
       const o = await kubeConfigUpstream(kubeConfig('host')).options('POST', `${PROXY}/api/v1/namespaces/default/pods/${pod}/exec?command=ls&stdout=true`, {
         connection: 'Upgrade',
@@ -228,7 +231,7 @@ describe('the cluster proxy through the host aggregator', () => {
         req.on('error', reject);
         req.end();
       });
-      // no kubelet runs: the member refuses the exec because the pod has no node
+      // the pod has no node: the member refuses the exec
       expect(answer.status, answer.text).toBe(400);
       expect(answer.text).toContain('does not have a host assigned');
     } finally {

@@ -1,9 +1,13 @@
 // End to end: the descheduler and the WorkloadRebalancer in the real binary against the host, member1 and
-// member2 apiservers. No kube-controller-manager or kubelet runs there, so the suite writes what they would:
-// the member Deployments' status, and the Clusters' resource summaries (the room each member has left).
+// member2 apiservers of the kwok fleet. Replicas that cannot be scheduled are real: member1's Nodes are
+// cordoned and one small kwok Node takes a single Pod, so kube-scheduler leaves the others Pending
+// (PodScheduled=False, Unschedulable), which is what the descheduler's estimator counts. The suite still writes
+// the Clusters' resource summaries (the room each member has left) by hand: karmada-lite's cluster status
+// controller does not collect them from the members' Nodes, so nothing else would.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, type RestClient } from '../../src/kube/rest.js';
 import { waitFor } from './env.js';
+import { conditionOf, cordonMember, itWithFleet, waitDeploymentAvailable } from './fleet.js';
 import { createDeploymentWithPolicy, diagnose, get, prepareHost, removeDeployments, rest, startController, stopController, type Proc } from './harness.js';
 
 const NS = `desched-e2e-${Date.now().toString(36)}`;
@@ -47,35 +51,28 @@ const setRoom = (cluster: string, free: number | undefined) =>
     '/status',
   );
 
-/** What the member's Deployment controller would report: `ready` of its replicas, the rest unavailable since now. */
-const reportReady = (m: 'member1' | 'member2', name: string, ready: number) =>
-  modify(
-    rest(m),
-    deployPath(name),
-    (d) => {
-      const n = d.spec.replicas as number;
-      const available = ready >= n;
-      d.status = {
-        observedGeneration: d.metadata.generation,
-        replicas: n,
-        updatedReplicas: n,
-        readyReplicas: ready,
-        availableReplicas: ready,
-        ...(available ? {} : { unavailableReplicas: n - ready }),
-        conditions: [
-          {
-            type: 'Available',
-            status: available ? 'True' : 'False',
-            reason: available ? 'MinimumReplicasAvailable' : 'MinimumReplicasUnavailable',
-            message: available ? 'Deployment has minimum availability.' : 'Deployment does not have minimum availability.',
-            lastUpdateTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-            lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-          },
-        ],
-      };
-    },
-    '/status',
-  );
+/** A kwok Node of member1 with room for one Pod (the fleet's kwok manages every Node with its annotation). */
+const SMALL_NODE = 'member1-small';
+const smallNode = {
+  apiVersion: 'v1',
+  kind: 'Node',
+  metadata: { name: SMALL_NODE, annotations: { 'kwok.x-k8s.io/node': 'fake' }, labels: { 'kubernetes.io/hostname': SMALL_NODE, type: 'kwok' } },
+  status: { capacity: { cpu: '32', memory: '256Gi', pods: '1' }, allocatable: { cpu: '32', memory: '256Gi', pods: '1' } },
+};
+
+/** member1 with room for one Pod: its own Nodes cordoned, and the small Node Ready. */
+async function member1HasRoomForOne(): Promise<void> {
+  const m1 = rest('member1');
+  await cordonMember(m1, 'member1', true);
+  await m1.request('POST', '/api/v1/nodes', { body: smallNode });
+  await waitFor(`${SMALL_NODE} Ready`, async () => (conditionOf(await get(m1, `/api/v1/nodes/${SMALL_NODE}`), 'Ready')?.status === 'True' ? true : undefined));
+}
+
+async function member1BackToNormal(): Promise<void> {
+  const m1 = rest('member1');
+  await m1.request('DELETE', `/api/v1/nodes/${SMALL_NODE}`).catch(() => undefined);
+  await cordonMember(m1, 'member1', false);
+}
 
 /** A Deployment divided by available replicas (dynamic weights) over member1 and member2. */
 async function createWorkload(name: string, replicas: number): Promise<void> {
@@ -127,28 +124,37 @@ describe('descheduler and WorkloadRebalancer end to end', () => {
     await host.request('DELETE', `/api/v1/namespaces/${NS}`).catch(() => undefined);
   });
 
-  it('replicas member1 reports unavailable past --unschedulable-threshold, with no room left there, move to member2', async () => {
+  itWithFleet('replicas member1 cannot schedule past --unschedulable-threshold, with no room left there, move to member2', async () => {
     const name = 'web';
-    await createWorkload(name, 6);
-    await placedAs(name, 'member1:3,member2:3');
-    await waitFor(`${name} on both members`, async () => ((await get(rest('member1'), deployPath(name))) && (await get(rest('member2'), deployPath(name))) ? true : undefined));
-    await reportReady('member2', name, 3);
-    // member1 fills up: 1 of its 3 replicas runs, 2 wait for room that is not there.
-    await setRoom('member1', 0);
-    await reportReady('member1', name, 1);
-    const rb = await placedAs(name, 'member1:1,member2:5');
-    expect(rb.status.lastScheduledTime).toBeDefined();
-    await waitFor('member1 scaled to 1 and member2 to 5', async () => {
-      const d1 = await get(rest('member1'), deployPath(name));
-      const d2 = await get(rest('member2'), deployPath(name));
-      return d1?.spec.replicas === 1 && d2?.spec.replicas === 5 ? true : undefined;
-    });
-    const events = await waitFor('the DescheduleBindingSucceed event', async () => {
-      const list = ((await host.request('GET', `/api/v1/namespaces/${NS}/events`)).items as any[]).filter((e) => e.reason === 'DescheduleBindingSucceed');
-      return list.length >= 2 ? list : undefined;
-    });
-    expect(events.map((e) => e.involvedObject.kind).sort()).toEqual(['Deployment', 'ResourceBinding']);
-    expect(events[0].message).toBe('Binding has been descheduled, 2 replica(s) in cluster(member1), 2 total descheduled replica(s)');
+    // member1 fills up: 1 of its 3 replicas runs, kube-scheduler leaves 2 Pending for room that is not there.
+    await member1HasRoomForOne();
+    try {
+      await createWorkload(name, 6);
+      await placedAs(name, 'member1:3,member2:3');
+      await waitFor(`${name} on both members`, async () => ((await get(rest('member1'), deployPath(name))) && (await get(rest('member2'), deployPath(name))) ? true : undefined));
+      await waitDeploymentAvailable(rest('member2'), NS, name);
+      await setRoom('member1', 0);
+      const pending = await waitFor('2 Pods Unschedulable on member1', async () => {
+        const pods = ((await rest('member1').request('GET', `/api/v1/namespaces/${NS}/pods`, { query: { labelSelector: `app=${name}` } })).items as any[]).filter((p) => conditionOf(p, 'PodScheduled')?.reason === 'Unschedulable');
+        return pods.length === 2 ? pods : undefined;
+      });
+      expect(pending.every((p) => p.status.phase === 'Pending')).toBe(true);
+      const rb = await placedAs(name, 'member1:1,member2:5');
+      expect(rb.status.lastScheduledTime).toBeDefined();
+      await waitFor('member1 scaled to 1 and member2 to 5', async () => {
+        const d1 = await get(rest('member1'), deployPath(name));
+        const d2 = await get(rest('member2'), deployPath(name));
+        return d1?.spec.replicas === 1 && d2?.spec.replicas === 5 ? true : undefined;
+      });
+      const events = await waitFor('the DescheduleBindingSucceed event', async () => {
+        const list = ((await host.request('GET', `/api/v1/namespaces/${NS}/events`)).items as any[]).filter((e) => e.reason === 'DescheduleBindingSucceed');
+        return list.length >= 2 ? list : undefined;
+      });
+      expect(events.map((e) => e.involvedObject.kind).sort()).toEqual(['Deployment', 'ResourceBinding']);
+      expect(events[0].message).toBe('Binding has been descheduled, 2 replica(s) in cluster(member1), 2 total descheduled replica(s)');
+    } finally {
+      await member1BackToNormal();
+    }
   });
 
   it('a WorkloadRebalancer schedules the named Deployment afresh and reports each workload', async () => {

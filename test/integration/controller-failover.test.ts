@@ -1,15 +1,17 @@
-// End to end: application failover by the real binary against the host, member1 and member2 apiservers.
-// No kube-controller-manager runs there, so the tests write the member Deployments' status themselves: that
-// is what the built-in health interpreter reads.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+// End to end: application failover by the real binary against the host, member1 and member2 apiservers of the
+// kwok fleet. The member Deployments' status is their deployment controller's, never the test's: a copy becomes
+// healthy when kwok's Nodes run its Pods, and unhealthy when the test labels its Pods unready (kwok reports them
+// running and never Ready), which the built-in health interpreter then reads from that status.
+import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest';
 import { ApiError, type RestClient } from '../../src/kube/rest.js';
 import { waitFor, type ClusterName } from './env.js';
+import { cordonMember, itWithFleet as it, setDeploymentFault, waitDeploymentAvailable, withFleet } from './fleet.js';
 import { diagnose, get, prepareHost, removeDeployments, rest, startController, stopController, type Proc } from './harness.js';
 import { scaled } from '../time-scale.js';
 
 const NS = `failover-e2e-${Date.now().toString(36)}`;
 const TOLERATION = 5;
-/** The issue's bound on top of tolerationSeconds, from the status patch to the eviction task. */
+/** The issue's bound on top of tolerationSeconds, from the Pods labelled unready to the eviction task. */
 
 const MEMBERS = ['member1', 'member2'] as const;
 const host = rest('host');
@@ -52,22 +54,8 @@ async function createWorkload(name: string, purgeMode: PurgeMode, toleration = T
   });
 }
 
-/** Writes a member Deployment's status so the built-in interpreter reads it as healthy or not; retried on 409. */
-async function setHealth(c: RestClient, name: string, healthy: boolean): Promise<void> {
-  for (;;) {
-    const d = await get(c, deployPath(name));
-    if (!d) throw new Error(`Deployment ${NS}/${name} is not on the member`);
-    const n = d.spec.replicas as number;
-    // Unhealthy: rolled out (observed, updated) but nothing available.
-    d.status = { observedGeneration: d.metadata.generation, replicas: n, updatedReplicas: n, readyReplicas: healthy ? n : 0, availableReplicas: healthy ? n : 0 };
-    try {
-      await c.request('PUT', `${deployPath(name)}/status`, { body: d });
-      return;
-    } catch (e) {
-      if (!(e instanceof ApiError && e.code === 409)) throw e;
-    }
-  }
-}
+/** A member copy's Pods made unready: rolled out (observed, updated), nothing available, as its controller reports it. */
+const makeUnhealthy = (c: RestClient, name: string) => setDeploymentFault(c, NS, name, 'unready');
 
 const tasksOf = (rb: any) => (rb?.spec?.gracefulEvictionTasks ?? []) as any[];
 const itemOf = (rb: any, cluster: string) => ((rb?.status?.aggregatedStatus ?? []) as any[]).find((i) => i.clusterName === cluster);
@@ -93,7 +81,7 @@ async function healthyOnMember1(name: string): Promise<void> {
   });
   expect(rb.spec.clusters.map((c: any) => c.name)).toEqual(['member1']);
   await waitFor(`${name} on member1`, () => get(member('member1'), deployPath(name)));
-  await setHealth(member('member1'), name, true);
+  await waitDeploymentAvailable(member('member1'), NS, name);
   await waitFor(`${name} Healthy on member1 in the binding`, async () => (itemOf(await get(host, rbPath(name)), 'member1')?.health === 'Healthy' ? true : undefined));
 }
 
@@ -132,20 +120,20 @@ function evictionSeen(name: string, rv: string): { at: Promise<{ at: number; rb:
   return { at, stop: () => abort.abort() };
 }
 
-/** Patches member1 unhealthy and returns the reaction time until the eviction task, in ms. */
+/** Makes member1's copy unhealthy and returns the reaction time until the eviction task, in ms. */
 async function failOnMember1(name: string, purgeMode: PurgeMode, toleration = TOLERATION, midway?: () => Promise<void>): Promise<{ ms: number; rb: any }> {
   const cur = await get(host, rbPath(name));
   const watch = evictionSeen(name, cur.metadata.resourceVersion);
   try {
     const t0 = Date.now();
-    await setHealth(member('member1'), name, false);
+    await makeUnhealthy(member('member1'), name);
     if (midway) await midway();
     const seen = await Promise.race([
       watch.at,
       new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no eviction task on ${name} within ${toleration}s + ${scaled(30_000)}ms`)), toleration * 1000 + scaled(30_000))),
     ]);
     const ms = seen.at - t0;
-    console.log(`failover reaction (${purgeMode}, ${name}): ${ms} ms from the status patch to the eviction task (tolerationSeconds ${toleration})`);
+    console.log(`failover reaction (${purgeMode}, ${name}): ${ms} ms from the Pods labelled unready to the eviction task (tolerationSeconds ${toleration})`);
     expect(ms).toBeGreaterThanOrEqual(toleration * 1000);
     const tasks = tasksOf(seen.rb);
     expect(tasks).toHaveLength(1);
@@ -156,15 +144,18 @@ async function failOnMember1(name: string, purgeMode: PurgeMode, toleration = TO
   }
 }
 
-/** Waits for the workload on member2, and reports it healthy there so the failover can settle. */
+/** Waits for the workload on member2 and for its controller to report it Available, so the failover can settle. */
 async function healthyOnMember2(name: string): Promise<void> {
   await waitFor(`${name} on member2`, () => get(member('member2'), deployPath(name)));
-  await setHealth(member('member2'), name, true);
+  await waitDeploymentAvailable(member('member2'), NS, name);
   await waitFor(`${name} scheduled to member2 and Healthy there`, async () => {
     const b = await get(host, rbPath(name));
     return b?.spec?.clusters?.map((c: any) => c.name).join() === 'member2' && itemOf(b, 'member2')?.health === 'Healthy' ? true : undefined;
   });
 }
+
+/** Long enough for the controller to have acted if it were going to: the pipeline takes well under a second here. */
+const settle = () => new Promise((r) => setTimeout(r, 3000));
 
 const absent = (c: RestClient, p: string) => async () => ((await get(c, p)) === undefined ? true : undefined);
 
@@ -184,6 +175,7 @@ describe('application failover end to end', () => {
   });
 
   beforeAll(async () => {
+    if (!withFleet()) return;
     await prepareHost(host, NS);
     ctrl = await startController(ctrlArgs);
     for (const m of ['member1', 'member2']) {
@@ -195,6 +187,8 @@ describe('application failover end to end', () => {
   });
 
   afterAll(async () => {
+    if (!withFleet()) return;
+    await cordonMember(member('member2'), 'member2', false);
     await removeWorkloads();
     const code = await stopController(ctrl);
     if (ctrl && code !== 0) console.error(ctrl.logs.slice(-50).join('\n'));
@@ -227,15 +221,19 @@ describe('application failover end to end', () => {
     const name = 'graceful';
     await createWorkload(name, 'Gracefully');
     await healthyOnMember1(name);
+    // member2's Nodes cordoned: the new copy's Pods stay Pending, so it is not healthy until they are uncordoned.
+    await cordonMember(member('member2'), 'member2', true);
     const { ms, rb } = await failOnMember1(name, 'Gracefully');
     reactions.push(ms);
     expect(tasksOf(rb)[0]).toMatchObject({ gracePeriodSeconds: 600, replicas: 2 });
     await waitFor(`${name} on member2`, () => get(member('member2'), deployPath(name)));
     // The old copy is frozen, not deleted, while the new one is not healthy yet.
+    await settle();
     const works = await worksOf(name);
     expect(works.get('member1')).toHaveLength(1);
     expect(works.get('member2')).toHaveLength(1);
     expect(await get(member('member1'), deployPath(name))).toBeDefined();
+    await cordonMember(member('member2'), 'member2', false);
     await healthyOnMember2(name);
     await waitFor(`${name} gone from member1`, absent(member('member1'), deployPath(name)));
     await waitFor(`${name}: no eviction task`, async () => (tasksOf(await get(host, rbPath(name))).length === 0 ? true : undefined));
@@ -291,7 +289,7 @@ describe('application failover end to end', () => {
     };
     await setSuspension(['member1']);
     await waitFor('the member1 Work suspended', async () => ((await worksOf(name)).get('member1')?.[0]?.spec?.suspendDispatching === true ? true : undefined));
-    await setHealth(member('member1'), name, false);
+    await makeUnhealthy(member('member1'), name);
     // Status still flows from a suspended cluster: the binding knows member1 is unhealthy...
     await waitFor(`${name} Unhealthy on member1 in the binding`, async () => (itemOf(await get(host, rbPath(name)), 'member1')?.health === 'Unhealthy' ? true : undefined));
     // ...and still keeps it past tolerationSeconds, without starting its clock.

@@ -2,6 +2,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor, type ClusterName } from './env.js';
 import { diagnose, edit, get, prepareHost, type Proc, removeDeployments, rest, startController, stopController } from './harness.js';
+import { itWithFleet, waitDeploymentAvailable } from './fleet.js';
 
 const NS = `suspension-e2e-${Date.now().toString(36)}`;
 const MEMBERS = ['member1', 'member2'] as const;
@@ -114,7 +115,8 @@ describe('dispatch suspension end to end', () => {
     expect(dispatching(await waitDispatching(name, 'member1', false))).toMatchObject({ status: 'True', reason: 'Dispatching' });
   });
 
-  it('while suspended, a member copy deleted or scaled by hand is left alone (status still flows); resuming repairs both', async () => {
+  // member2's status is its deployment controller's (the kwok fleet runs the Pods of the hand-scaled copy).
+  itWithFleet('while suspended, a member copy deleted or scaled by hand is left alone (status still flows); resuming repairs both', async () => {
     const name = 'drift';
     await createWorkload(name);
     await suspend(name, { dispatching: true });
@@ -125,9 +127,7 @@ describe('dispatch suspension end to end', () => {
     await waitFor('member1 copy gone', async () => ((await get(member('member1'), deployPath(name))) === undefined ? true : undefined));
 
     // Status keeps flowing from a suspended member: what member2 reports reaches its Work.
-    await edit(member('member2'), `${deployPath(name)}/status`, (d) => {
-      d.status = { observedGeneration: d.metadata.generation, replicas: 5, updatedReplicas: 5, readyReplicas: 5, availableReplicas: 5 };
-    });
+    await waitDeploymentAvailable(member('member2'), NS, name);
     const w2 = await waitFor('member2 status in its Work', async () => {
       const w = await workOf(name, 'member2');
       const st = w?.status?.manifestStatuses?.[0];

@@ -5,6 +5,7 @@ import type { KObject } from '../../src/core/object.js';
 import { RB, WORK } from '../../src/core/kinds.js';
 import { cluster, waitFor, type ClusterName } from './env.js';
 import { freePort, get, ignoreConflict, MemberProxy, prepareHost, rest, startController, stopController, type Proc } from './harness.js';
+import { itWithFleet, waitDeploymentAvailable } from './fleet.js';
 
 const NS = `ctrl-e2e-${Date.now().toString(36)}`;
 
@@ -41,7 +42,7 @@ describe('karmada-lite controller end to end', () => {
   afterAll(async () => {
     const code = await stopController(ctrl);
     if (ctrl && code !== 0) console.error(ctrl.logs.slice(-50).join('\n'));
-    // No namespace controller runs in the test environment: a deleted namespace would stay Terminating.
+    // On the bare fleet no namespace controller runs, and a deleted namespace would stay Terminating.
     for (const p of [`/apis/apps/v1/namespaces/${NS}/deployments/web`, `/apis/policy.karmada.io/v1alpha1/namespaces/${NS}/propagationpolicies/web`]) await host.request('DELETE', p).catch(() => undefined);
   });
 
@@ -128,14 +129,12 @@ describe('karmada-lite controller end to end', () => {
       expect(comparable(w)).toEqual(comparable(ew));
     }
   });
-  it('member status flows back into the Works, the binding and the template', async () => {
+  // The members' status is their own deployment controllers' (the kwok fleet runs the Pods), not the test's.
+  itWithFleet('member status flows back into the Works, the binding and the template', async () => {
     const want: Record<string, number> = { member1: 2, member2: 1 };
     for (const m of ['member1', 'member2'] as const) {
-      const c = rest(m);
-      const d = await get(c, `/apis/apps/v1/namespaces/${NS}/deployments/web`);
-      const n = want[m]!;
-      d.status = { observedGeneration: d.metadata.generation, replicas: n, updatedReplicas: n, readyReplicas: n, availableReplicas: n };
-      await c.request('PUT', `/apis/apps/v1/namespaces/${NS}/deployments/web/status`, { body: d });
+      const d = await waitDeploymentAvailable(rest(m), NS, 'web');
+      expect(d.status.availableReplicas).toBe(want[m]);
     }
     const rb = await waitFor('aggregatedStatus with both members ready', async () => {
       const b = await get(host, `/apis/work.karmada.io/v1alpha2/namespaces/${NS}/resourcebindings/web-deployment`);

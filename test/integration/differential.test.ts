@@ -2,7 +2,7 @@
 // equals what the real controller ends with on the real apiservers: bindings, Works and member objects,
 // compared after normalising what depends on the store (ids, versions, times, write counts). The live
 // side is given time to converge (waited on, never timed); the embedded side advances its virtual clock.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { CLUSTER, RB, WORK } from '../../src/core/kinds.js';
 import type { KObject } from '../../src/core/object.js';
 import { ApiError } from '../../src/kube/rest.js';
@@ -10,6 +10,7 @@ import { findMismatch } from '../../src/simulate/scenario.js';
 import { ControlPlane } from '../../src/store/control-plane.js';
 import { waitFor } from './env.js';
 import { diagnose, get, prepareHost, rest, startController, stopController, type Proc } from './harness.js';
+import { FaultLabel, gatedPodSpec, itWithFleet, openGates, podsOf } from './fleet.js';
 
 const NS = `diff-e2e-${Date.now().toString(36)}`;
 const MEMBERS = ['member1', 'member2'] as const;
@@ -40,11 +41,11 @@ interface Case {
   steps: Step[];
 }
 
-const deployment = (name: string, replicas: number, image = 'nginx:1.25'): KObject => ({
+const deployment = (name: string, replicas: number, image = 'nginx:1.25', podSpec: Record<string, unknown> = {}): KObject => ({
   apiVersion: 'apps/v1',
   kind: 'Deployment',
   metadata: { name, namespace: NS, labels: { app: name } },
-  spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image }] } } },
+  spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image }], ...podSpec } } },
 });
 
 const pp = (name: string, spec: Record<string, unknown>): KObject => ({
@@ -120,7 +121,9 @@ const CASES: Case[] = [
         failover: { application: { decisionConditions: { tolerationSeconds: 3 }, purgeMode: 'Directly' } },
       }),
     ],
-    template: deployment('fo', 2, 'nginx:bad-tag'),
+    // Gated: a copy is healthy only once the test opens its Pods' readiness gate, so the copy the failover sends
+    // to an unhealthy member is never healthy there, not even before its Pods are labelled unready.
+    template: deployment('fo', 2, 'nginx:bad-tag', gatedPodSpec),
     steps: [
       { name: 'healthy on member1', advance: 0 },
       { name: 'unhealthy everywhere', unhealthy: ['member1', 'member2'], advance: 10, shows: '{"type":"FailoverExhausted","status":"True","reason":"NoClusterLeft"}' },
@@ -134,7 +137,9 @@ const CASES: Case[] = [
 const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 /** Keys whose values depend on the store or on how many writes it took, not on the decisions. */
 const DROP = new Set(['uid', 'resourceVersion', 'creationTimestamp', 'generation', 'observedGeneration', 'schedulerObservedGeneration', 'managedFields', 'lastTransitionTime', 'lastScheduledTime', 'timeAdded', 'message']);
-const DROP_ANNOTATIONS = new Set(['resourcetemplate.karmada.io/uid', 'resourcetemplate.karmada.io/generation', 'failover.karmada-lite.io/clocks', 'failover.karmada-lite.io/exhausted-for']);
+// deployment.kubernetes.io/revision: a member's own deployment controller numbers its rollouts on the copy
+// (the kwok fleet runs one); the embedded control plane's simulated members do not.
+const DROP_ANNOTATIONS = new Set(['resourcetemplate.karmada.io/uid', 'resourcetemplate.karmada.io/generation', 'failover.karmada-lite.io/clocks', 'failover.karmada-lite.io/exhausted-for', 'deployment.kubernetes.io/revision']);
 
 function walk(v: unknown, key?: string): unknown {
   if (Array.isArray(v)) return v.map((x) => walk(x));
@@ -217,20 +222,24 @@ const pathOf = (o: KObject, name = o.metadata.name) => {
   return `/apis/policy.karmada.io/v1alpha1/namespaces/${NS}/${plural}${name ? `/${name}` : ''}`;
 };
 
-/** Keeps each member Deployment's status at the health the step wants (no kube-controller-manager runs there). */
+/**
+ * Keeps the member copies at the health the step wants: on an unhealthy member every Pod of the copy labelled
+ * unready (kwok reports it running and never Ready, Pods made later included); on the others the readiness
+ * gate of a gated copy opened. Each member's deployment controller reports what it sees.
+ */
 async function holdHealth(name: string, unhealthy: ReadonlySet<Member>): Promise<void> {
   for (const m of MEMBERS) {
     const c = rest(m);
-    const d = await get(c, `/apis/apps/v1/namespaces/${NS}/deployments/${name}`);
-    if (!d) continue;
-    const n = d.spec.replicas as number;
-    const ready = unhealthy.has(m) ? 0 : n;
-    const want = { observedGeneration: d.metadata.generation, replicas: n, updatedReplicas: n, readyReplicas: ready, availableReplicas: ready };
-    if (JSON.stringify(d.status ?? {}) === JSON.stringify(want)) continue;
-    try {
-      await c.request('PUT', `/apis/apps/v1/namespaces/${NS}/deployments/${name}/status`, { body: { ...d, status: want } });
-    } catch (e) {
-      if (!(e instanceof ApiError && e.code === 409)) throw e;
+    if (!(await get(c, `/apis/apps/v1/namespaces/${NS}/deployments/${name}`))) continue;
+    if (!unhealthy.has(m)) {
+      await openGates(c, NS, name);
+      continue;
+    }
+    for (const p of await podsOf(c, NS, name)) {
+      if (p.metadata.labels?.[FaultLabel.unready] === 'true') continue;
+      await c.request('PATCH', `/api/v1/namespaces/${NS}/pods/${p.metadata.name}`, { body: { metadata: { labels: { [FaultLabel.unready]: 'true' } } }, contentType: 'application/merge-patch+json' }).catch((e) => {
+        if (!(e instanceof ApiError && e.code === 404)) throw e;
+      });
     }
   }
 }
@@ -262,8 +271,9 @@ describe('differential: embedded control plane = controller on the real apiserve
     if (ctrl && code !== 0) console.error(ctrl.logs.slice(-50).join('\n'));
   });
 
+  // The members' health is their deployment controllers' (the kwok fleet runs the Pods).
   for (const c of CASES) {
-    it(c.name, async () => {
+    itWithFleet(c.name, async () => {
       const cp = new ControlPlane({ start: new Date() });
       for (const m of MEMBERS) cp.apply({ apiVersion: CLUSTER.apiVersion, kind: CLUSTER.kind, metadata: { name: m }, spec: { syncMode: 'Push' } });
       // Both sides get every object as the apiserver stored it (CRD defaults such as conflictResolution

@@ -1,4 +1,6 @@
 // Starts the real etcd + kube-apiservers once per vitest run (integration project) and stops them afterwards.
+// KARMADA_LITE_FLEET (read by scripts/k8s/versions.sh, passed on here) chooses the fleet: `kwok` runs
+// kube-controller-manager, kube-scheduler and kwok Nodes beside them (the default), `bare` the apiservers only.
 //
 // KARMADA_LITE_ENV_REUSE=1 keeps an environment that is already up (`bash scripts/k8s/env.sh start`) and
 // leaves it running at the end, for fast edit-run loops while writing integration tests.
@@ -28,10 +30,10 @@ function run(script: string, ...args: string[]): number {
 export default function setup(project: TestProject): () => void {
   const reuse = process.env.KARMADA_LITE_ENV_REUSE === '1' && run('env.sh', 'status') === 0;
   if (!reuse) {
-    if (run('build.sh') !== 0) throw new Error('scripts/k8s/build.sh failed: no etcd/kube-apiserver binaries');
+    if (run('build.sh') !== 0) throw new Error('scripts/k8s/build.sh failed: no etcd/kube-apiserver binaries (or, for KARMADA_LITE_FLEET=kwok, controller-manager, scheduler, kwok)');
     // A start can lose a port to another run starting at the same moment; the next start picks other ports.
     if (run('env.sh', 'start') !== 0 && run('env.sh', 'start') !== 0) {
-      throw new Error(`scripts/k8s/env.sh start failed; logs are in ${envDir}/<name>/apiserver.log and ${envDir}/etcd/etcd.log`);
+      throw new Error(`scripts/k8s/env.sh start failed; logs are in ${envDir}/<name>/{apiserver,controller-manager,scheduler,kwok}.log and ${envDir}/etcd/etcd.log`);
     }
   }
   const envJson = path.join(envDir, 'env.json');

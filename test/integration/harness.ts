@@ -184,9 +184,9 @@ export const evenSplitWithFailover = (a: string, b: string) => ({
 
 /**
  * A Deployment labelled app=<name> and its same-named PropagationPolicy selecting it, with the given policy
- * spec besides resourceSelectors (removeDeployments cleans both up).
+ * spec besides resourceSelectors (removeDeployments cleans both up); `podSpec` adds to the Pod template's spec.
  */
-export async function createDeploymentWithPolicy(ns: string, name: string, replicas: number, policySpec: Record<string, unknown>): Promise<void> {
+export async function createDeploymentWithPolicy(ns: string, name: string, replicas: number, policySpec: Record<string, unknown>, podSpec: Record<string, unknown> = {}): Promise<void> {
   const host = rest('host');
   await host.request('POST', `/apis/policy.karmada.io/v1alpha1/namespaces/${ns}/propagationpolicies`, {
     body: { apiVersion: 'policy.karmada.io/v1alpha1', kind: 'PropagationPolicy', metadata: { name, namespace: ns }, spec: { resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name }], ...policySpec } },
@@ -196,7 +196,7 @@ export async function createDeploymentWithPolicy(ns: string, name: string, repli
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name, namespace: ns, labels: { app: name } },
-      spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx:1.25' }] } } },
+      spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx:1.25' }], ...podSpec } } },
     },
   });
 }

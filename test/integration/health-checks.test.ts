@@ -1,7 +1,9 @@
 // End to end: a custom resource whose health only an Argo CD-layout health check folder knows
 // (`--health-checks conformance/argocd-health`, db.example.com/Database/health.lua), and an application
 // failover that the check's Degraded verdict drives, by the real binary against the host, member1 and
-// member2 apiservers. The tests write the member objects' status themselves (no operator runs there).
+// member2 apiservers. The tests write the member objects' status themselves: Database is a custom kind, and
+// no controller of Kubernetes (the kwok fleet's included) writes its status; its operator would, and the test
+// plays that operator.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import { ApiError, type RestClient } from '../../src/kube/rest.js';

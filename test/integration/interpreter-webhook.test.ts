@@ -222,7 +222,8 @@ describe('interpreter webhooks end to end', () => {
       expect(w.spec.template.spec.containers[0].envFrom[0].configMapRef.name).toBe('wl-env');
       // InterpretDependency: the ConfigMap follows the workload.
       await waitFor(`wl-env on ${m}`, () => get(rest(m), `/api/v1/namespaces/${NS}/configmaps/wl-env`));
-      // The member reports its status (no controller runs there): InterpretStatus and InterpretHealth read it.
+      // The member reports its status: Workload is a custom kind no controller of Kubernetes (the kwok fleet's
+      // included) writes status for, so the test plays its operator. InterpretStatus and InterpretHealth read it.
       await rest(m).request('PATCH', `${wlPath('wl')}/status`, { body: { status: { readyReplicas: 2 } }, contentType: 'application/merge-patch+json' });
     }
     const bound = await waitFor('both members Healthy with the webhook\'s status', async () => {

@@ -14,6 +14,14 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 
 export type ClusterName = 'host' | 'member1' | 'member2';
 
+/** A process of the fleet beside an apiserver (scripts/k8s/env.sh, KARMADA_LITE_FLEET=kwok). */
+export interface FleetComponent {
+  binary: string;
+  port: number;
+  pidFile: string;
+  log: string;
+}
+
 export interface ClusterInfo {
   name: ClusterName;
   server: string;
@@ -22,6 +30,10 @@ export interface ClusterInfo {
   etcdPrefix: string;
   pidFile: string;
   log: string;
+  /** The kwok fleet only: the host has a controller-manager, each member a controller-manager, scheduler and kwok. */
+  components?: { 'controller-manager'?: FleetComponent; scheduler?: FleetComponent; kwok?: FleetComponent };
+  /** The kwok fleet only: the fake Nodes kwok plays the kubelet of (none on the host). */
+  nodes?: string[];
 }
 
 /** The shape of env.json written by scripts/k8s/env.sh. */
@@ -29,9 +41,14 @@ export interface K8sEnv {
   kubernetesVersion: string;
   etcdVersion: string;
   dir: string;
+  /** kwok: controllers, scheduler and kwok Nodes beside the apiservers; bare (or absent, an older env.json): apiservers only. */
+  fleet?: 'kwok' | 'bare';
   etcd: { url: string; pidFile: string };
   clusters: ClusterInfo[];
 }
+
+/** Whether the environment runs the fleet: Kubernetes' own controllers write the members' status. */
+export const fleetOn = (env: K8sEnv): boolean => env.fleet === 'kwok';
 
 /** env.json of the environment in $KARMADA_LITE_ENV_DIR (or the file $KARMADA_LITE_ENV_JSON names). */
 export function readEnv(): K8sEnv {

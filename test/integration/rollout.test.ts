@@ -2,11 +2,14 @@
 // and member2 apiservers. The environment has two members (scripts/k8s/env.sh starts host, member1 and
 // member2, and the host cannot be its own member: its copy would be the template itself), so the three
 // stages here are member1, a stage whose selector matches no cluster (it passes as soon as it opens), and
-// member2. No kube-controller-manager runs, so the tests write the member Deployments' status themselves:
-// that is what the built-in health interpreter reads, and what the stage gates wait for.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+// member2. The members' Deployment status, which the built-in health interpreter reads and the stage gates wait
+// for, is their deployment controllers' (the kwok fleet runs the Pods). The Pods carry a readiness gate the test
+// owns (test/integration/fleet.ts), so a member copy becomes healthy when the test opens the gate on its Pods,
+// and never before: a stage's wait is the test's to end.
+import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest';
 import type { RestClient } from '../../src/kube/rest.js';
 import { waitFor, type ClusterName } from './env.js';
+import { gatedPodSpec, itWithFleet as it, openReadinessGate, withFleet } from './fleet.js';
 import { createDeploymentWithPolicy, diagnose, edit, get, prepareHost, type Proc, removeDeployments, rest, startController, stopController } from './harness.js';
 
 const NS = `rollout-e2e-${Date.now().toString(36)}`;
@@ -40,16 +43,11 @@ async function createWorkload(name: string, gate: Record<string, unknown>): Prom
         gate,
       },
     },
-  });
+  }, gatedPodSpec);
 }
 
-/** Writes a member Deployment's status as a rolled-out, available (or unavailable) Deployment of its current spec. */
-async function setHealth(c: RestClient, name: string, healthy: boolean): Promise<void> {
-  await edit(c, `${deployPath(name)}/status`, (d) => {
-    const n = d.spec.replicas as number;
-    d.status = { observedGeneration: d.metadata.generation, replicas: n, updatedReplicas: n, readyReplicas: healthy ? n : 0, availableReplicas: healthy ? n : 0 };
-  });
-}
+/** A member copy made healthy: the readiness gate opened on its Pods until its controller reports it Available. */
+const setHealthy = (c: RestClient, name: string) => openReadinessGate(c, NS, name);
 
 const imageOf = (d: any) => d?.spec?.template?.spec?.containers?.[0]?.image as string | undefined;
 const rolloutOf = (rb: any) => rb?.status?.rollout;
@@ -86,6 +84,7 @@ describe('staged rollout end to end', () => {
   let ctrl: Proc | undefined;
 
   beforeAll(async () => {
+    if (!withFleet()) return;
     await prepareHost(host, NS);
     ctrl = await startController();
   });
@@ -98,6 +97,7 @@ describe('staged rollout end to end', () => {
   });
 
   afterAll(async () => {
+    if (!withFleet()) return;
     await removeDeployments(NS, created);
     const code = await stopController(ctrl);
     if (ctrl && code !== 0) console.error(ctrl.logs.slice(-50).join('\n'));
@@ -127,9 +127,9 @@ describe('staged rollout end to end', () => {
     await settle();
     expect(await get(member('member2'), deployPath(name))).toBeUndefined();
 
-    await setHealth(member('member1'), name, true);
+    await setHealthy(member('member1'), name);
     await imageOn('member2', name, 'nginx:1.25');
-    await setHealth(member('member2'), name, true);
+    await setHealthy(member('member2'), name);
     rb = await bindingWhere('the first revision completed', name, (b) => rolloutCondition(b)?.status === 'True');
     expect(rolloutCondition(rb)).toMatchObject({ reason: 'Completed' });
 
@@ -142,7 +142,7 @@ describe('staged rollout end to end', () => {
     await settle();
     expect(imageOf(await get(member('member2'), deployPath(name)))).toBe('nginx:1.25');
 
-    await setHealth(member('member1'), name, true);
+    await setHealthy(member('member1'), name);
     const healthy = await bindingWhere('member1 Healthy in the rollout status', name, (b) => clusterState(b, 'member1')?.state === 'Healthy');
     const healthySince = clusterState(healthy, 'member1').healthySince as string;
     expect(healthySince).toBeTruthy();
@@ -159,7 +159,7 @@ describe('staged rollout end to end', () => {
     expect(restStage.openedAt).toBeTruthy();
     expect(clusterState(rb, 'member2')).toMatchObject({ state: 'Progressing', revision: String(newGen) });
 
-    await setHealth(member('member2'), name, true);
+    await setHealthy(member('member2'), name);
     rb = await bindingWhere('the second revision completed', name, (b) => rolloutOf(b)?.revision === String(newGen) && rolloutCondition(b)?.status === 'True');
     expect(rolloutOf(rb)).toMatchObject({ stableRevision: String(newGen), currentStage: 3 });
     expect(rolloutCondition(rb)).toMatchObject({ reason: 'Completed' });
@@ -200,9 +200,9 @@ describe('staged rollout end to end', () => {
     // No timeout for the first revision: it completes however slow this machine is.
     await createWorkload(name, {});
     await imageOn('member1', name, 'nginx:1.25');
-    await setHealth(member('member1'), name, true);
+    await setHealthy(member('member1'), name);
     await imageOn('member2', name, 'nginx:1.25');
-    await setHealth(member('member2'), name, true);
+    await setHealthy(member('member2'), name);
     await bindingWhere('the first revision completed', name, (b) => rolloutCondition(b)?.status === 'True');
     await edit(host, ppPath(name), (pp) => {
       pp.spec.rolloutStrategy.staged.gate = { timeoutSeconds: TIMEOUT };

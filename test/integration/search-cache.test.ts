@@ -14,6 +14,7 @@ import { startSearch, type Search } from '../../src/search/search.js';
 import { serveAggregated, type Aggregated } from './aggregated-env.js';
 import { cluster, kubeConfig, waitFor } from './env.js';
 import { get, ignoreConflict, installCrds, registerMembers, rest } from './harness.js';
+import { itWithFleet } from './fleet.js';
 
 const SUFFIX = Date.now().toString(36);
 const NS = `search-e2e-${SUFFIX}`;
@@ -108,9 +109,22 @@ describe('karmada-search through the host aggregator', () => {
     expect(list.json).toMatchObject({ kind: 'DeploymentList', apiVersion: 'apps/v1' });
     expect(inNs(list.json.items).map((i: any) => `${i.metadata.annotations[CacheSourceAnnotation]}/${i.metadata.name}`).sort()).toEqual(['member1/web-member1', 'member2/web-member2']);
     const pods = await viaHost('GET', `${SEARCH}/api/v1/namespaces/${NS}/pods`);
-    expect(pods.json.items.map((i: any) => i.metadata.annotations[CacheSourceAnnotation]).sort()).toEqual(['member1', 'member2']);
+    // the Pods this suite created (on the kwok fleet, the Deployments' own Pods are there too)
+    expect(pods.json.items.filter((i: any) => i.metadata.name.startsWith('pod-')).map((i: any) => i.metadata.annotations[CacheSourceAnnotation]).sort()).toEqual(['member1', 'member2']);
     const selected = await viaHost('GET', `${SEARCH}/apis/apps/v1/deployments?labelSelector=app%3Dweb-member2`);
     expect(selected.json.items.map((i: any) => i.metadata.name)).toEqual(['web-member2']);
+  });
+
+  itWithFleet('sees the Pods the members\' own controllers made for their Deployments, Running', async () => {
+    for (const m of ['member1', 'member2'] as const) {
+      const running = await waitFor(`the Pod of web-${m} Running in the search cache`, async () => {
+        const r = await viaHost('GET', `${SEARCH}/api/v1/namespaces/${NS}/pods?labelSelector=app%3Dweb-${m}`);
+        const items = (r.json?.items ?? []) as any[];
+        return items.length === 1 && items[0].status?.phase === 'Running' ? items : undefined;
+      }, 60_000);
+      expect(running[0].metadata.annotations[CacheSourceAnnotation]).toBe(m);
+      expect(running[0].metadata.ownerReferences?.[0]?.kind).toBe('ReplicaSet');
+    }
   });
 
   it('says in the registry\'s status what is cached', async () => {

@@ -42,6 +42,11 @@ export async function okServer() {
     res.end('{"ok":true}');
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { seen, server, kc: loopbackKubeConfig(server) };
+}
+
+/** A kubeconfig for a listening loopback HTTP server, with no credentials. */
+export function loopbackKubeConfig(server: Server): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromOptions({
     clusters: [{ name: 'c', server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, skipTLSVerify: true }],
@@ -49,7 +54,7 @@ export async function okServer() {
     contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
     currentContext: 'x',
   });
-  return { seen, server, kc };
+  return kc;
 }
 
 /** Resolves once `n` requests wait in the bucket: a request reaches the limiter only after its async set-up. */
