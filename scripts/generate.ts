@@ -198,6 +198,9 @@ async function typesModule(): Promise<string> {
   // A Work's manifests are whole Kubernetes objects (the store and the core read their apiVersion, kind and
   // metadata); the schema keeps them open, as Karmada's does, so only the types say so.
   defs.Work.properties.spec.properties.workload.properties.manifests.items.tsType = 'KubernetesObject';
+  // Cluster and ResourceRegistry conditions are stored as sent (Karmada's status strategies check nothing, so an
+  // empty reason is accepted); the controllers read them as the metav1.Conditions their writers send.
+  for (const kind of ['Cluster', 'ResourceRegistry']) defs[kind].properties.status.properties.conditions.items.tsType = 'MetaCondition';
   const rootSchema = { title: 'KarmadaLiteAPI', type: 'object', additionalProperties: false, properties: mapValues(defs, (_v) => ({})), definitions: defs };
   for (const name of Object.keys(defs)) rootSchema.properties[name] = { $ref: `#/definitions/${name}` };
   let ts = await compile(rootSchema as Json, 'KarmadaLiteAPI', {
@@ -212,6 +215,16 @@ async function typesModule(): Promise<string> {
   // The synthetic root only exists to pull every definition into one file.
   ts = ts.replace(/export interface KarmadaLiteAPI \{[\s\S]*?\n\}\n/, '');
   ts += `
+/** A metav1.Condition as its writers send it (the schema of Cluster and ResourceRegistry conditions checks only types). */
+export interface MetaCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+  observedGeneration?: number;
+}
+
 /** Any Kubernetes object, as a Work's manifests hold them. */
 export interface KubernetesObject {
   apiVersion: string;

@@ -1,9 +1,8 @@
-/** A metav1.Condition, as bindings, Works and Clusters carry them; shared by the core and the scheduler. */
-export interface Condition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-  observedGeneration?: number;
-}
+import type { MetaCondition } from './generated/types.js';
+
+/**
+ * A metav1.Condition, as bindings, Works and Clusters carry them; shared by the core and the scheduler. The
+ * generated types declare it once (`MetaCondition`, scripts/generate.ts) for the kinds whose schema checks only
+ * the condition's types.
+ */
+export type Condition = MetaCondition;

@@ -138,6 +138,12 @@ export const FullyAppliedSuccessReason = 'FullyAppliedSuccess';
 export const FullyAppliedSuccessMessage = 'All works have been successfully applied';
 export const FullyAppliedFailedReason = 'FullyAppliedFailed';
 export const FullyAppliedFailedMessage = 'Failed to apply all works, see status.aggregatedStatus for details';
+/**
+ * karmada-lite (staged rollout): every Work not applied yet is held for its rollout stage, which is no failure.
+ * The reason is Karmada's for a Work whose dispatching is suspended (WorkSuspendDispatchingReason).
+ */
+export const fullyAppliedHeldMessage = (clusters: readonly string[]): string =>
+  `Work dispatching is in a suspended state on ${clusters.join(', ')} until the staged rollout reaches ${clusters.length === 1 ? 'it' : 'them'}; every other work has been applied`;
 
 export type Health = 'Healthy' | 'Unhealthy' | 'Unknown';
 export const ResourceHealthy: Health = 'Healthy';
@@ -187,6 +193,20 @@ export const EventReasonTaintClusterSucceed = 'TaintClusterSucceed';
 export const EventReasonTaintClusterFailed = 'TaintClusterFailed';
 export const EventReasonDescheduleBindingSucceed = 'DescheduleBindingSucceed';
 export const EventReasonDescheduleBindingFailed = 'DescheduleBindingFailed';
+// The dependencies distributor (pkg/dependenciesdistributor): on the workload, its binding, and the attached binding.
+export const EventReasonGetDependenciesSucceed = 'GetDependenciesSucceed';
+export const EventReasonGetDependenciesFailed = 'GetDependenciesFailed';
+export const EventReasonSyncScheduleResultToDependenciesSucceed = 'SyncScheduleResultToDependenciesSucceed';
+export const EventReasonSyncScheduleResultToDependenciesFailed = 'SyncScheduleResultToDependenciesFailed';
+export const EventReasonDependencyPolicyConflict = 'DependencyPolicyConflict';
+export const SyncScheduleResultToDependenciesSucceedMessage = 'Sync schedule results to dependencies succeed.';
+export const DependencyPolicyConflictMessagePrefix = 'Dependency policy conflict detected: ';
+export const DependencyConflictResolutionConflicted = 'ConflictResolution conflicted (Overwrite vs Abort)';
+export const DependencyPreserveOnDeletionConflicted = 'PreserveResourcesOnDeletion conflicted (true vs false)';
+/** Karmada's refusal to take over an attached binding another object (an earlier one of the same name) owns. */
+export function attachedBindingOwnerMismatchMessage(namespace: string, name: string): string {
+  return `failed to update resourceBinding(${namespace}/${name}) due to different owner reference UID, will try again later after binding is garbage collected, see https://github.com/karmada-io/karmada/issues/6034`;
+}
 /** karmada-lite (spec README point 8): a preserved object was already gone when its Work was deleted. */
 export const EventReasonPreserveSkippedMissing = 'PreserveResourceSkipped';
 /** karmada-lite (spec README point 1): failover of a cluster waits because dispatching to it is suspended. */

@@ -57,20 +57,25 @@ export function responseHeaders(res: IncomingMessage): Record<string, string | s
   return forwardableHeaders(res.headers);
 }
 
-/** Sends and resolves with the answer; the body is piped in when given. */
-export function roundTrip(o: RequestOptions, body?: NodeJS.ReadableStream | string, signal?: AbortSignal): Promise<IncomingMessage> {
+/** Sends and resolves with the answer; the body (bytes or text, sent as given) is piped in when given as a stream. */
+export function roundTrip(o: RequestOptions, body?: NodeJS.ReadableStream | string | Uint8Array, signal?: AbortSignal): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const req = send({ ...o, signal });
     req.once('response', resolve);
     req.once('error', reject);
-    if (typeof body === 'string' || body === undefined) req.end(body);
+    if (typeof body === 'string' || body === undefined || body instanceof Uint8Array) req.end(body);
     else body.pipe(req);
   });
 }
 
-/** A whole body as text (Status answers, small objects). */
-export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+/** A whole body as its bytes: what a proxy passes on, whatever the content type (protobuf, CBOR, YAML, JSON). */
+export async function readBytes(stream: NodeJS.ReadableStream): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of stream) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+/** A whole body as UTF-8 text (Status answers, JSON objects a server reads itself); never for a body passed on. */
+export async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  return (await readBytes(stream)).toString('utf8');
 }

@@ -59,7 +59,7 @@ export interface CoreFlags {
 export function addCoreFlags(cmd: Command): Command {
   return cmd
     .option('--controllers <list>', 'controllers to run: * for all, -name to turn one off (e.g. "*,-application-failover")', '*')
-    .option('--feature-gates <gates>', `core gates, e.g. PropagationPolicyPreemption=true (known: ${CoreFeatureGates.join(', ')}; off by default as in Karmada, but Failover, on here)`)
+    .option('--feature-gates <gates>', `Karmada's gates, e.g. PropagationPolicyPreemption=true or AllAlpha=true,AllBeta=true (followed: ${CoreFeatureGates.join(', ')}; off by default as in Karmada, but Failover, on here; other Karmada gates are accepted with a warning)`)
     .option(
       '--cluster-failure-threshold <duration>',
       'how long a cluster may stay not ready before it gets the NoExecute taint that evicts its workloads',
@@ -142,13 +142,16 @@ function boolFlag(flag: string, v: boolean | string | undefined): boolean | unde
 }
 
 /** The core options of those flags; throws a message that names the flag. */
-export function coreOptionsFromFlags(flags: CoreFlags): Partial<CoreOptions> {
-  let gates;
+export function coreOptionsFromFlags(flags: CoreFlags, onGateWarning: (message: string) => void = (m) => process.stderr.write(`warning: ${m}\n`)): Partial<CoreOptions> {
+  let parsed;
   try {
-    gates = coreGateOptions(flags.featureGates);
+    parsed = coreGateOptions(flags.featureGates);
   } catch (e) {
-    throw new Error(`--feature-gates: ${(e as Error).message}`);
+    // pflag's words for a value its flag refused, as Karmada's components print them.
+    throw new Error(`invalid argument ${JSON.stringify(flags.featureGates)} for "--feature-gates" flag: ${(e as Error).message}`);
   }
+  const { warning, ...gates } = parsed;
+  if (warning) onGateWarning(warning);
   const failureThresholdMs = parseDuration('--cluster-failure-threshold', flags.clusterFailureThreshold);
   if (failureThresholdMs < 1000) {
     throw new Error(`--cluster-failure-threshold must be at least 1s (a shorter one would evict on a single failed probe), got ${flags.clusterFailureThreshold}`);

@@ -246,7 +246,8 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
       name: DEPENDENCIES,
       watches: (t, cluster) => cluster === undefined && (is(t, RB) || (t.apiVersion === 'v1' && isTemplateType(t))),
       reconcile: reconcileDependencies,
-      keysFor: dependencyKeys,
+      // A dependency's update counts when more than status or server-owned metadata changed (Karmada's SpecificationChanged).
+      keysFor: (c, reader) => (c.type === 'MODIFIED' && !isChangeOf(c, RB) && c.old && sameIgnoringStatus(c.old, c.object) ? [] : dependencyKeys(c, reader)),
     },
     {
       name: SCHEDULER,

@@ -23,7 +23,7 @@ import {
   luaReviseReplica,
 } from './lua-operations.js';
 import { OperationMemo, type MemoStats } from './memo.js';
-import { NativeInterpreter } from './native.js';
+import { NativeInterpreter, retainWithNulls } from './native.js';
 import { mergeCustomizations, type ScriptEntry, type TargetScripts } from './ric.js';
 import {
   gvkKey,
@@ -252,7 +252,8 @@ export function createInterpreter(opts: InterpreterOptions = {}): Interpreter {
     hookEnabled: (gvk, op) => layerFor(gvk, op) !== null,
     retain(desired, observed) {
       const { gvk, scripts } = resolve(desired, 'Retain');
-      if (scripts) return luaRetain(sandbox, script(scripts, 'Retain'), desired, observed);
+      const lua = (d: KubeObject, o: KubeObject) => luaRetain(sandbox, script(scripts!, 'Retain'), d, o);
+      if (scripts) return layerFor(gvk, 'Retain') === 'builtin' ? retainWithNulls(gvk, desired, observed, lua) : lua(desired, observed);
       return nativeOrFail('Retain').retain(gvk, desired, observed);
     },
     getReplicas(obj) {

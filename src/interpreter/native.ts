@@ -96,3 +96,33 @@ export function reflectWholeStatus(obj: KubeObject): unknown {
   }
   return status;
 }
+
+const SERVICE_ACCOUNT_TOKEN = 'kubernetes.io/service-account-token';
+
+function isMap(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** A member set explicitly to null (a Lua script is given it as absent). */
+function isNullField(obj: unknown, key: string): boolean {
+  return isMap(obj) && Object.prototype.hasOwnProperty.call(obj, key) && obj[key] === null;
+}
+
+/**
+ * Karmada's native Retain where it reads what the built-in Lua scripts cannot see: a field the member's
+ * object has as an explicit `null` (the Lua conversion drops null members, so a script takes it for
+ * absent). `retain` runs the built-in script; this decides around it. Only the built-in layer goes
+ * through here: a user's copy of a built-in script behaves as that script does in Karmada's Lua layer.
+ */
+export function retainWithNulls(gvk: GVK, desired: KubeObject, observed: KubeObject, retain: (desired: KubeObject, observed: KubeObject) => KubeObject): KubeObject {
+  if (gvk.apiVersion === 'v1' && gvk.kind === 'Secret' && desired.type === SERVICE_ACCOUNT_TOKEN && isNullField(observed, 'data')) {
+    // retainSecretServiceAccountToken: unstructured.NestedStringMap on a null `data` is an accessor error.
+    throw new InterpreterError('failed to get .data from desired.Object: .data accessor error: <nil> is of the type <nil>, expected map[string]interface{}', 'Retain');
+  }
+  const out = retain(desired, observed);
+  if (gvk.apiVersion === 'v1' && gvk.kind === 'PersistentVolume' && isNullField(observed.spec, 'claimRef')) {
+    // retainPersistentVolumeFields copies `spec.claimRef` whenever the member has the field, null included.
+    return { ...out, spec: { ...(isMap(out.spec) ? out.spec : {}), claimRef: null } };
+  }
+  return out;
+}

@@ -23,7 +23,7 @@ import { LEASE, NamespaceClusterLease } from '../core/pull-cluster.js';
 import { errorMessage } from '../json/error.js';
 import { deepEqual } from '../json/value.js';
 import { rfc3339, type KObject, type ObjectRef, type TypeRef } from '../core/object.js';
-import { ReaderNotReadyError, type CoreEvent, type ListOptions, type ObjectReader } from '../core/ports.js';
+import { ReaderNotReadyError, ReadForbiddenError, type CoreEvent, type ListOptions, type ObjectReader } from '../core/ports.js';
 import type { AsyncWriter } from '../runtime/runner.js';
 import type { Logger } from '../runtime/log.js';
 import { StoreError, type RecordedEvent, type WatchEvent, type WatchHandler } from '../runtime/store-port.js';
@@ -34,6 +34,7 @@ import { clusterSignature, memberKubeConfig, secretRefOf, secretSignature } from
 import { EventRecorder, eventRequestFor } from './events.js';
 import { Informer } from './informer.js';
 import { MemberGate } from './member-gate.js';
+import { ApiDiscovery, type APIEnablement } from './api-enablements.js';
 import { ApiError, RestClient, type Query, type RequestOpts } from './rest.js';
 import { limiterOptions } from './rate-limiter.js';
 
@@ -67,6 +68,8 @@ interface Watched {
   informer?: Informer;
   /** Settles when the cache is filled (or discovery failed). */
   ready?: Promise<void>;
+  /** The last error of its list or watch, while the cache is not filled yet. */
+  error?: unknown;
 }
 
 /** One apiserver: its client and an informer per watched kind. */
@@ -98,7 +101,13 @@ class ApiCache {
         try {
           const scope = this.scope?.(type);
           const path = scopedPath(await this.rest.pathFor(type.apiVersion, type.kind, scope?.namespace), scope);
-          const inf = new Informer(this.rest, { path, onError: (err) => this.log.warn('watch failed', { cluster: this.name ?? 'host', kind: type.kind, err: (err as Error).message }) });
+          const inf = new Informer(this.rest, {
+            path,
+            onError: (err) => {
+              entry.error = err;
+              this.log.warn('watch failed', { cluster: this.name ?? 'host', kind: type.kind, err: (err as Error).message });
+            },
+          });
           inf.on((t, obj, old) => this.onChange(this.name, t, obj, old));
           entry.informer = inf;
           inf.start();
@@ -118,7 +127,10 @@ class ApiCache {
     const w = this.kinds.get(typeKey(type));
     if (w?.informer?.hasSynced) return w.informer;
     if (!w) void this.watch(type).catch((e) => this.log.debug('cannot watch', { cluster: this.name ?? 'host', kind: type.kind, err: (e as Error).message }));
-    throw new CacheNotSyncedError(`${type.kind} in ${this.name ?? 'the control plane'}`);
+    const where = `${type.kind} in ${this.name ?? 'the control plane'}`;
+    // Refused, not slow: said as such (a Work's Applied=False), since only a grant fills this cache.
+    if (w?.error instanceof ApiError && w.error.code === 403) throw new ReadForbiddenError(`cannot list ${where}: ${w.error.message}; grant this identity get, list and watch on it`);
+    throw new CacheNotSyncedError(where);
   }
 
   /** The informer if it exists, synced or not (write-through). */
@@ -167,7 +179,9 @@ interface Member {
   ready?: boolean;
   /** Failed probes in a row: one failure alone (a slow answer on a busy machine) does not make a cluster not ready. */
   failures?: number;
-  apiEnablements?: Array<{ groupVersion: string; resources: Array<{ name: string; kind: string }> }>;
+  apiEnablements?: APIEnablement[];
+  /** Asks the member's APIs again every probe (ETag'd aggregated discovery): a CRD installed later shows up. */
+  discovery: ApiDiscovery;
   /** The member's /version gitVersion: the Cluster's status.kubernetesVersion (kubectl's VERSION column). */
   kubernetesVersion?: string;
   /** A probe of this member is under way: the next round leaves it alone instead of waiting for it. */
@@ -523,7 +537,9 @@ export class KubeStore implements ObjectReader, AsyncWriter {
           const secret = ref ? (polled ?? (await this.readSecret(ref.namespace, ref.name))) : undefined;
           const kc = local ? local.kubeconfig : memberKubeConfig(cluster, secret);
           const cache = new ApiCache(name, new RestClient(kc, limiterOptions(this.opts.clientLimits?.cluster)), (c, t, o, old) => this.changed(c, t, o, old), this.log, MEMBER_WRITE_TIMEOUT_MS);
-          member = { name, cache, gate: new MemberGate({ cluster: name }, isAnswer), signature, secret: ref ? `${ref.namespace}/${ref.name}` : LOCAL_MEMBER, secretDigest: ref ? secretSignature(secret) : '' };
+          const gate = new MemberGate({ cluster: name }, isAnswer);
+          const discovery = new ApiDiscovery((path, o) => gate.track(() => cache.rest.request('GET', path, o)), PROBE_TIMEOUT_MS);
+          member = { name, cache, gate, discovery, signature, secret: ref ? `${ref.namespace}/${ref.name}` : LOCAL_MEMBER, secretDigest: ref ? secretSignature(secret) : '' };
           secretResourceVersion = secret?.metadata?.resourceVersion;
         } catch (e) {
           this.log.error('cannot connect to member cluster', { cluster: name, err: (e as Error).message });
@@ -712,7 +728,7 @@ export class KubeStore implements ObjectReader, AsyncWriter {
     if (this.members.get(m.name) !== m) return;
     const cond = readyConditionOf(outcome, m.secret);
     const ready = cond.status === 'True';
-    if (ready) m.apiEnablements ??= await this.discover(m.cache.rest).catch(() => undefined);
+    if (ready) await this.rediscover(m);
     // Asked every probe, as Karmada's status controller does: a member upgraded in place shows its new version.
     if (ready) m.kubernetesVersion = (await m.cache.rest.request<{ gitVersion?: string }>('GET', '/version', { timeoutMs: PROBE_TIMEOUT_MS }).then((v) => v?.gitVersion, () => undefined)) ?? m.kubernetesVersion;
     m.failures = ready ? 0 : (m.failures ?? 0) + 1;
@@ -747,15 +763,20 @@ export class KubeStore implements ObjectReader, AsyncWriter {
     }
   }
 
-  /** The member's API list, as Cluster.status.apiEnablements (the scheduler's APIEnablement filter reads it). */
-  private async discover(rest: RestClient): Promise<Member['apiEnablements']> {
-    const core = await rest.request<{ versions: string[] }>('GET', '/api');
-    const groups = await rest.request<{ groups: Array<{ versions: Array<{ groupVersion: string }> }> }>('GET', '/apis');
-    const gvs = [...core.versions, ...groups.groups.flatMap((g) => g.versions.map((v) => v.groupVersion))];
-    const out = await Promise.all(
-      gvs.map(async (gv) => ({ groupVersion: gv, resources: (await rest.resources(gv).catch(() => [])).map((r) => ({ name: r.name, kind: r.kind })) })),
-    );
-    return out.filter((g) => g.resources.length > 0).sort((a, b) => (a.groupVersion < b.groupVersion ? -1 : 1));
+  /**
+   * The member's API list, as Cluster.status.apiEnablements (the scheduler's APIEnablement filter reads it),
+   * asked again every probe as Karmada's status controller does. When it changed, the client's per-kind
+   * discovery is forgotten too, so that a kind served since (a new CRD) is found. A failed discovery keeps
+   * the last list.
+   */
+  private async rediscover(m: Member): Promise<void> {
+    const found = await m.discovery.refresh().catch((e: unknown) => this.log.debug('member discovery failed', { cluster: m.name, err: (e as Error).message }));
+    if (!found) return;
+    if (found.changed) {
+      m.cache.rest.resetDiscovery();
+      this.log.info('member APIs changed', { cluster: m.name });
+    }
+    m.apiEnablements = found.enablements;
   }
 
   private async ensureNamespace(cache: ApiCache, ns: string): Promise<void> {

@@ -2,14 +2,16 @@
 // (`/proxying/<name>/proxy/...`, 5) over the cache, as handlers of the aggregated server (src/apiserver).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { CacheSourceAnnotation } from '../api/constants.js';
 import { impersonationHeaders } from '../apiserver/cluster-proxy.js';
 import { requestInfo } from '../apiserver/request-info.js';
 import { sendJson, sendStatus, statusBody, StatusError } from '../apiserver/status.js';
 import type { ApiGroupResources, ApiHandler, RequestInfo, UserInfo } from '../apiserver/types.js';
-import { forwardableHeaders, readAll, responseHeaders, send, type Upstream } from '../apiserver/upstream.js';
+import { forwardableHeaders, readBytes, responseHeaders, send, type Upstream } from '../apiserver/upstream.js';
 import type { CacheEntry, MultiClusterCache } from './cache.js';
 import { clusterRV, decodeContinue, decodeMultiClusterRV, encodeContinue, encodeMultiClusterRV, isMultiClusterRV, type MultiClusterRV } from './encoding.js';
+import { editProtobufMeta } from './protobuf-meta.js';
 import { parseFieldSelector, parseLabelSelector, SelectorError, type FieldSelector } from './selectors.js';
 import { toBytes, TooOldResourceVersionError, type CachedObject } from './store.js';
 import type { LabelMatcher } from '../scheduler/selector.js';
@@ -280,37 +282,60 @@ function watchFromCache(res: ServerResponse, ctx: Ctx, deps: SearchDeps, entries
   res.once('close', end);
 }
 
-/** PUT through the proxy: the cache's annotation removed and the member's own resourceVersion put back (spec 5.7 step 4). */
-export function rewriteUpdateBody(body: string, cluster: string): string {
-  let o: any;
-  try {
-    o = JSON.parse(body);
-  } catch {
-    return body;
-  }
-  if (!o || typeof o !== 'object' || !o.metadata) return body;
+/** The resourceVersion the member knows, for a multi-cluster one the cache handed out; undefined when it is the member's already. */
+function memberRV(rv: unknown, cluster: string): string | undefined {
+  return typeof rv === 'string' && isMultiClusterRV(rv) ? clusterRV(decodeMultiClusterRV(rv), cluster) : undefined;
+}
+
+/** A parsed JSON or YAML object with the cache's marks taken off; false when there were none. */
+function unmarkObject(o: any, cluster: string): boolean {
+  if (!o || typeof o !== 'object' || !o.metadata || typeof o.metadata !== 'object') return false;
   let changed = false;
-  if (o.metadata.annotations && CacheSourceAnnotation in o.metadata.annotations) {
+  if (o.metadata.annotations && typeof o.metadata.annotations === 'object' && CacheSourceAnnotation in o.metadata.annotations) {
     delete o.metadata.annotations[CacheSourceAnnotation];
     changed = true;
   }
-  const rv = o.metadata.resourceVersion;
-  if (typeof rv === 'string' && isMultiClusterRV(rv)) {
-    o.metadata.resourceVersion = clusterRV(decodeMultiClusterRV(rv), cluster);
+  const rv = memberRV(o.metadata.resourceVersion, cluster);
+  if (rv !== undefined) {
+    o.metadata.resourceVersion = rv;
     changed = true;
   }
-  return changed ? JSON.stringify(o) : body;
+  return changed;
+}
+
+/**
+ * PUT through the proxy: the cache's annotation removed and the member's own resourceVersion put back (spec
+ * 5.7 step 4), in the body's own encoding (Karmada's cluster plugin decodes JSON, YAML and protobuf alike).
+ * The body is bytes throughout: one that is not understood, or needs no change, goes on exactly as it came
+ * (CBOR, not decoded here; a body that does not parse).
+ */
+export function rewriteUpdateBody(body: Buffer, cluster: string, contentType?: string): Buffer {
+  const media = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (media === 'application/vnd.kubernetes.protobuf') {
+    return editProtobufMeta(body, { resourceVersion: (rv) => memberRV(rv, cluster), dropAnnotations: [CacheSourceAnnotation] }) ?? body;
+  }
+  if (media === 'application/cbor' || media === 'application/cbor-seq') return body;
+  // Anything else is tried as JSON, as Karmada decodes the kinds its scheme does not know.
+  const yaml = media === 'application/yaml';
+  let o: unknown;
+  try {
+    o = yaml ? parseYaml(body.toString('utf8')) : JSON.parse(body.toString('utf8'));
+  } catch {
+    return body;
+  }
+  if (!unmarkObject(o, cluster)) return body;
+  return Buffer.from(yaml ? stringifyYaml(o) : JSON.stringify(o), 'utf8');
 }
 
 /** A request the cluster proxy handles as if it had come for `clusters/<cluster>/proxy<inner>`. */
-function asClusterProxyRequest(req: IncomingMessage, cluster: string, innerWithQuery: string, body: string | undefined): IncomingMessage {
+function asClusterProxyRequest(req: IncomingMessage, cluster: string, innerWithQuery: string, body: Buffer | undefined): IncomingMessage {
   const url = `/apis/cluster.karmada.io/v1alpha1/clusters/${encodeURIComponent(cluster)}/proxy${innerWithQuery}`;
   if (body === undefined) {
     req.url = url;
     return req;
   }
-  const r = Readable.from([Buffer.from(body)]) as unknown as IncomingMessage;
-  Object.assign(r, { method: req.method, url, headers: { ...req.headers, 'content-length': String(Buffer.byteLength(body)) }, rawHeaders: req.rawHeaders, httpVersion: req.httpVersion, socket: req.socket });
+  const r = Readable.from([body]) as unknown as IncomingMessage;
+  Object.assign(r, { method: req.method, url, headers: { ...req.headers, 'content-length': String(body.length) }, rawHeaders: req.rawHeaders, httpVersion: req.httpVersion, socket: req.socket });
   return r;
 }
 
@@ -403,7 +428,7 @@ export function proxyHandler(deps: SearchDeps): ApiHandler {
       if (!info.name) throw new StatusError(404, `${info.resource} not found: the proxy sends a request to the one cluster holding the named object, and this request names none`);
       const { entry } = owner(entries, info);
       if (!deps.clusterProxy) throw new StatusError(503, 'the proxy has no cluster proxy to send writes to the members through');
-      const body = info.verb === 'update' ? rewriteUpdateBody(await readAll(req), entry.cluster) : undefined;
+      const body = info.verb === 'update' ? rewriteUpdateBody(await readBytes(req), entry.cluster, req.headers['content-type']) : undefined;
       const forwarded = asClusterProxyRequest(req, entry.cluster, inner + search, body);
       const proxyInfo: RequestInfo = { ...ctx.info, resource: 'clusters', name: entry.cluster, subresource: 'proxy' };
       return deps.clusterProxy.handle(forwarded, res, { ...ctx, info: proxyInfo });

@@ -1,5 +1,5 @@
 /** ResourceBinding admission rules (spec §3.2): the dependencies annotation and, behind a gate, components. */
-import { parseGates } from '../api/feature-gates.js';
+import { parseFeatureGates as parseGateFlag, unsupportedGatesWarning, KarmadaFeatureGates, type KarmadaGate } from '../api/feature-gates.js';
 import { invalid, str, type FieldError } from './field-errors.js';
 import { isObj, obj, objs, strOf, type Obj } from './json.js';
 import { BindingDependenciesAnnotation } from '../api/constants.js';
@@ -48,13 +48,17 @@ export function validateResourceBinding(object: Obj, gates: FeatureGates = {}): 
   return [];
 }
 
-const KNOWN_GATES = ['MultiplePodTemplatesScheduling', 'FederatedQuotaEnforcement'] as const;
+/** The gates admission does not depend on, or follows (MultiplePodTemplatesScheduling): all but FederatedQuotaEnforcement. */
+const WEBHOOK_GATES = (Object.keys(KarmadaFeatureGates) as KarmadaGate[]).filter((g) => g !== 'FederatedQuotaEnforcement');
 
-/** `--feature-gates` of the webhook and `validate`. Throws a usage message on a typo. */
-export function parseFeatureGates(spec: string | undefined): FeatureGates {
-  const gates = parseGates(spec, KNOWN_GATES);
-  if (gates.FederatedQuotaEnforcement) {
-    throw new Error('feature gate FederatedQuotaEnforcement is not implemented by karmada-lite: FederatedResourceQuota is not one of its kinds; leave the gate off');
-  }
-  return gates;
+/**
+ * `--feature-gates` of the webhook and `validate`: any gate Karmada knows; FederatedQuotaEnforcement on is
+ * told to `onWarning` (FederatedResourceQuota is not one of karmada-lite's kinds). Throws on a name Karmada
+ * does not know.
+ */
+export function parseFeatureGates(spec: string | undefined, onWarning?: (message: string) => void): FeatureGates {
+  const g = parseGateFlag(spec);
+  const warning = unsupportedGatesWarning(g, WEBHOOK_GATES);
+  if (warning) onWarning?.(warning);
+  return { MultiplePodTemplatesScheduling: g.enabled('MultiplePodTemplatesScheduling') };
 }

@@ -1,6 +1,7 @@
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { CacheSourceAnnotation } from '../../src/api/constants.js';
 import { requestInfo } from '../../src/apiserver/request-info.js';
 import { statusBody, StatusError } from '../../src/apiserver/status.js';
@@ -322,12 +323,72 @@ describe('proxy API', () => {
 });
 
 describe('rewriteUpdateBody', () => {
+  const rv = encodeMultiClusterRV({ zero: false, byCluster: new Map([['m1', '7'], ['m2', '9']]) });
   it('puts back the member resourceVersion and drops the cache annotation; leaves other bodies alone', () => {
-    const rv = encodeMultiClusterRV({ zero: false, byCluster: new Map([['m1', '7'], ['m2', '9']]) });
-    const out = JSON.parse(rewriteUpdateBody(JSON.stringify({ metadata: { resourceVersion: rv, annotations: { [CacheSourceAnnotation]: 'm2', keep: 'x' } } }), 'm2'));
+    const out = JSON.parse(rewriteUpdateBody(Buffer.from(JSON.stringify({ metadata: { resourceVersion: rv, annotations: { [CacheSourceAnnotation]: 'm2', keep: 'x' } } })), 'm2', 'application/json').toString());
     expect(out.metadata).toEqual({ resourceVersion: '9', annotations: { keep: 'x' } });
-    expect(rewriteUpdateBody('not json', 'm2')).toBe('not json');
-    const plain = JSON.stringify({ metadata: { resourceVersion: '5' } });
-    expect(rewriteUpdateBody(plain, 'm2')).toBe(plain);
+    const notJson = Buffer.from('not json');
+    expect(rewriteUpdateBody(notJson, 'm2', 'application/json')).toBe(notJson);
+    const plain = Buffer.from(JSON.stringify({ metadata: { resourceVersion: '5' } }));
+    expect(rewriteUpdateBody(plain, 'm2', 'application/json')).toBe(plain);
+  });
+
+  it('rewrites a YAML body as YAML', () => {
+    const body = Buffer.from(`apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  resourceVersion: "${rv}"\n  annotations:\n    ${CacheSourceAnnotation}: m2\ndata:\n  k: café\n`);
+    const out = parseYaml(rewriteUpdateBody(body, 'm2', 'application/yaml').toString('utf8'));
+    expect(out).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', resourceVersion: '9', annotations: {} }, data: { k: 'café' } });
+  });
+
+  it('rewrites a protobuf body field by field, every other byte as sent', () => {
+    const entry = (k: string, v: string) => field(12, Buffer.concat([field(1, k), field(2, v)]));
+    const data = field(2, Buffer.concat([field(1, 'bin'), field(2, Buffer.from([0xff, 0x80, 0x00, 0xc3]))]));
+    const object = (meta: Buffer) => Buffer.concat([Buffer.from('k8s\0'), field(1, Buffer.concat([field(1, 'v1'), field(2, 'ConfigMap')])), field(2, Buffer.concat([field(1, meta), data])), field(4, '')]);
+    const sent = object(Buffer.concat([field(1, 'cm'), field(6, rv), entry(CacheSourceAnnotation, 'm2'), entry('keep', 'x')]));
+    expect(rewriteUpdateBody(sent, 'm2', 'application/vnd.kubernetes.protobuf')).toEqual(object(Buffer.concat([field(1, 'cm'), field(6, '9'), entry('keep', 'x')])));
+    // Nothing of the cache's: the very same bytes. Not protobuf at all: the same too.
+    const own = object(Buffer.concat([field(1, 'cm'), field(6, '9')]));
+    expect(rewriteUpdateBody(own, 'm2', 'application/vnd.kubernetes.protobuf')).toBe(own);
+    const junk = Buffer.from([0x6b, 0x38, 0x73, 0x00, 0x12, 0x7f]);
+    expect(rewriteUpdateBody(junk, 'm2', 'application/vnd.kubernetes.protobuf')).toBe(junk);
+  });
+
+  it('passes CBOR and other bodies it does not decode as they came', () => {
+    const cbor = Buffer.from([0xd9, 0xd9, 0xf7, 0xa1, 0x64, 0x6b, 0x69, 0x6e, 0x64, 0x62, 0xff, 0xfe]);
+    expect(rewriteUpdateBody(cbor, 'm2', 'application/cbor')).toBe(cbor);
+  });
+});
+
+/** A length-delimited protobuf field (numbers and lengths below 128 here). */
+function field(num: number, payload: string | Buffer): Buffer {
+  const b = typeof payload === 'string' ? Buffer.from(payload) : payload;
+  return Buffer.concat([Buffer.from([num * 8 + 2, b.length]), b]);
+}
+
+describe('proxy API: bodies are bytes', () => {
+  it('sends an update in any encoding to the member byte for byte when the cache has nothing to take off', async () => {
+    const { cache } = await setup();
+    const seen: Buffer[] = [];
+    const clusterProxy: ApiHandler = {
+      prefix: '/apis/cluster.karmada.io/v1alpha1/clusters/',
+      async handle(req, res) {
+        const chunks: Buffer[] = [];
+        for await (const c of req) chunks.push(c as Buffer);
+        seen.push(Buffer.concat(chunks));
+        res.writeHead(200, { 'Content-Type': 'application/vnd.kubernetes.protobuf' }).end(Buffer.from([0x6b, 0x38, 0x73, 0x00, 0xff, 0xfe]));
+      },
+    };
+    const base = await serve(searchHandlers({ cache, clusterProxy }).handlers);
+    const bodies: Array<[string, Buffer]> = [
+      ['application/vnd.kubernetes.protobuf', Buffer.from([0x6b, 0x38, 0x73, 0x00, 0x0a, 0x02, 0xff, 0x80, 0x12, 0x01, 0xc3])],
+      ['application/cbor', Buffer.from([0xd9, 0xd9, 0xf7, 0xa1, 0x61, 0x61, 0x42, 0xff, 0xfe])],
+      ['application/yaml', Buffer.from('metadata:\n  name: api\n  annotations: {n: "caf\xe9"}\n', 'latin1')],
+    ];
+    for (const [type, body] of bodies) {
+      const r = await fetch(base + PROXY + '/apis/apps/v1/namespaces/default/deployments/api', { method: 'PUT', headers: { 'content-type': type }, body: new Uint8Array(body) });
+      expect(r.status).toBe(200);
+      expect(Buffer.from(await r.arrayBuffer())).toEqual(Buffer.from([0x6b, 0x38, 0x73, 0x00, 0xff, 0xfe]));
+      expect(seen.at(-1), type).toEqual(body);
+    }
+    cache.close();
   });
 });

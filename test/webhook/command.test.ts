@@ -22,7 +22,9 @@ describe('karmada-lite webhook (the command)', () => {
     [['--cert-file', 'a', '--key-file', 'b', '--port', 'http'], '--port must be a port number, got http'],
     [['--cert-file', 'a', '--key-file', 'b', '--schema', 'strict'], '--schema must be decode or full, got strict'],
     [['--cert-file', '/nonexistent.crt', '--key-file', 'b'], 'cannot read --cert-file /nonexistent.crt'],
-    [['--cert-file', 'a', '--key-file', 'b', '--feature-gates', 'FederatedQuotaEnforcement=true'], 'FederatedQuotaEnforcement is not implemented by karmada-lite'],
+    // Karmada's gates are accepted (FederatedQuotaEnforcement with a warning): what stops the start is the certificate.
+    [['--cert-file', '/nonexistent.crt', '--key-file', 'b', '--feature-gates', 'FederatedQuotaEnforcement=true,AllAlpha=true,AllBeta=true'], 'cannot read --cert-file /nonexistent.crt'],
+    [['--cert-file', 'a', '--key-file', 'b', '--feature-gates', 'Nope=true'], 'unrecognized feature gate: Nope'],
   ])('exits 2 with a message for %j', (flags, message) => {
     const [cmd, a] = args(flags);
     const r = spawnSync(cmd, a, { cwd: root, encoding: 'utf8' });

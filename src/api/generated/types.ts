@@ -304,16 +304,9 @@ export type Cluster = {
       }[];
     }[];
     /**
-     * Ready and CompleteAPIEnablements.
+     * Ready and CompleteAPIEnablements. Only the types are checked, as Karmada's aggregated API server (the Cluster status strategy validates nothing): a condition with an empty reason or no lastTransitionTime is stored.
      */
-    conditions?: {
-      lastTransitionTime: string;
-      message: string;
-      observedGeneration?: number;
-      reason: string;
-      status: 'True' | 'False' | 'Unknown';
-      type: string;
-    }[];
+    conditions?: MetaCondition[];
     /**
      * Node counts.
      */
@@ -1664,16 +1657,9 @@ export type ResourceRegistry = {
    */
   status?: {
     /**
-     * Ready and CompleteAPIEnablements.
+     * The registry's conditions. Only the types are checked, as karmada-search (the ResourceRegistry status strategy validates nothing): a condition with an empty reason or no lastTransitionTime is stored.
      */
-    conditions?: {
-      lastTransitionTime: string;
-      message: string;
-      observedGeneration?: number;
-      reason: string;
-      status: 'True' | 'False' | 'Unknown';
-      type: string;
-    }[];
+    conditions?: MetaCondition[];
   };
 };
 /**
@@ -1782,6 +1768,16 @@ export type ResourceBinding = {
   spec: ResourceBindingSpec;
   status?: ResourceBindingStatus;
 };
+
+/** A metav1.Condition as its writers send it (the schema of Cluster and ResourceRegistry conditions checks only types). */
+export interface MetaCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+  observedGeneration?: number;
+}
 
 /** Any Kubernetes object, as a Work's manifests hold them. */
 export interface KubernetesObject {

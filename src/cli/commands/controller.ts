@@ -198,10 +198,14 @@ resourceSummary has left. Turn it off with --controllers '*,-descheduler'.
 
 User ResourceInterpreterCustomizations: their Lua scripts run in --interpreter-workers worker threads, so
 a script that spins until its 1s budget never stalls /healthz, informers or the webhook; a worker that
-overruns its budget is replaced and the call fails with the budget error. A script that keeps failing is
-backed off (exponential, up to 5 minutes) for its RIC, kind and operation, and its RIC gets the condition
-ScriptsHealthy=False (reason ScriptTimeout, ScriptMemoryLimit or ScriptError) and a Warning Event. The
-built-in interpreters run in-process.
+overruns its budget is replaced and the call fails with the budget error. A call may use 32 MiB of heap
+and string memory; a worker left far above its start by a call is replaced, so memory is given back (each
+worker needs up to 120 MiB of the pod's limit). A script that keeps failing is backed off (exponential, up
+to 5 minutes) for its RIC, kind and operation, and its RIC gets the condition ScriptsHealthy=False (reason
+ScriptTimeout, ScriptMemoryLimit or ScriptError) and a Warning Event. A RIC whose calls cost a worker twice
+is quarantined: its calls fail at once until its scripts change, or for 5 minutes (doubling per relapse, up
+to an hour); a restarted controller keeps the quarantine its condition records. The built-in interpreters
+run in-process.
 
 Interpreter webhooks (ResourceInterpreterWebhookConfiguration): for a kind and operation no user RIC
 scripts, the first matching hook by <configuration>/<hook> is called over HTTPS, before the built-in
@@ -290,7 +294,7 @@ Examples:
         if (!Number.isInteger(bucketSize) || bucketSize < 1) throw new Error(`--rate-limiter-bucket-size must be a positive integer, got ${flags.rateLimiterBucketSize}`);
         const clientLimits = clientLimitsFromFlags(flags);
         const { Controller } = await import('../../kube/controller.js');
-        const core = { ...coreOptionsFromFlags(flags), ...pullHealthFromFlags(flags) };
+        const core = { ...coreOptionsFromFlags(flags, (m) => log.warn(m)), ...pullHealthFromFlags(flags) };
         // Reported at start-up with their files; what loads is used.
         const interpreterLibraries = interpreterLibrariesFromFlags(flags, (p) => log.warn('interpreter library file not loaded', { problem: p }));
         const { kubeconfigProblem } = await import('../../kube/preflight.js');

@@ -83,7 +83,7 @@ Examples:
       const docs = applyNamespace(input.documents, opts.namespace);
       let gates;
       try {
-        gates = parseFeatureGates(opts.featureGates);
+        gates = parseFeatureGates(opts.featureGates, (m) => process.stderr.write(`warning: ${m}\n`));
       } catch (err) {
         process.stderr.write(`error: ${(err as Error).message}\n`);
         process.exitCode = 2;

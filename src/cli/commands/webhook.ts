@@ -90,7 +90,7 @@ export async function toServerOptions(opts: WebhookOptions) {
   if (!Number.isFinite(interval) || interval < 10) throw new Error(`--cert-reload-interval must be at least 10 (milliseconds), got ${opts.certReloadInterval}`);
   if ((opts.kubeconfig || opts.context) && opts.existingRics) throw new Error('give either --kubeconfig (--context) or --existing-rics, not both');
   const logger = createLogger({ level: opts.logLevel, format: parseLogFormat(opts.logFormat) });
-  const ctx: ReviewContext = { gates: parseFeatureGates(opts.featureGates), schema: opts.schema, riskyScripts: opts.rejectRiskyScripts ? 'reject' : 'warn', allowNoExecuteTaintPolicy: opts.allowNoExecuteTaintPolicy === true };
+  const ctx: ReviewContext = { gates: parseFeatureGates(opts.featureGates, (m) => logger.warn(m)), schema: opts.schema, riskyScripts: opts.rejectRiskyScripts ? 'reject' : 'warn', allowNoExecuteTaintPolicy: opts.allowNoExecuteTaintPolicy === true };
   if (opts.kubeconfig || opts.context) {
     const { clusterRicLister } = await import('../../webhook/ric-source.js');
     ctx.listRics = clusterRicLister(await loadKubeConfig(opts.kubeconfig, opts.context));
