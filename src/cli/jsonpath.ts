@@ -133,9 +133,16 @@ function readField(src: string, i: number, steps: Step[]): number {
     return i + 1;
   }
   let j = i;
-  while (j < src.length && IDENT.test(src[j]!)) j++;
+  let name = '';
+  // kubectl's escape: `\.` is a dot inside the name (`.metadata.annotations.work\.karmada\.io/name`)
+  for (; j < src.length; j++) {
+    const c = src[j]!;
+    if (c === '\\' && j + 1 < src.length) name += src[++j];
+    else if (IDENT.test(c)) name += c;
+    else break;
+  }
   // `{.}` is the current object itself.
-  if (j > i) steps.push({ t: 'field', name: src.slice(i, j) });
+  if (j > i) steps.push({ t: 'field', name });
   return j;
 }
 

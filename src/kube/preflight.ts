@@ -7,7 +7,8 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { HOST_KINDS } from './store.js';
+import { CLUSTER } from '../core/kinds.js';
+import { CLUSTER_STORAGE_API_VERSION, HOST_KINDS } from './store.js';
 import { ApiError, RestClient } from './rest.js';
 
 /** What the CLI prints when there is nothing to connect to. */
@@ -52,6 +53,7 @@ export async function checkHost(kc: KubeConfig): Promise<void> {
       try {
         await rest.resourceFor(t.apiVersion, t.kind);
       } catch (e) {
+        if (t === CLUSTER && e instanceof ApiError && e.code === 503 && (await servesClusterStorage(rest))) continue;
         if (!(e instanceof ApiError && e.code === 404)) throw e;
         missing.push(`${t.kind} (${t.apiVersion})`);
       }
@@ -67,5 +69,19 @@ export async function checkHost(kc: KubeConfig): Promise<void> {
   }
   if (missing.length) {
     throw new Error(`the Karmada CRDs are not installed on the host cluster ${server} (not served: ${missing.join(', ')}): ${INSTALL_CRDS}`);
+  }
+}
+
+/**
+ * An APIService for cluster.karmada.io/v1alpha1 whose server is down answers discovery with 503. The
+ * controller does not need it: it reads Clusters at the CRD's second version (src/kube/store.ts) whenever
+ * the host serves it, so that is what decides whether it can start.
+ */
+async function servesClusterStorage(rest: RestClient): Promise<boolean> {
+  try {
+    await rest.resourceFor(CLUSTER_STORAGE_API_VERSION, CLUSTER.kind);
+    return true;
+  } catch {
+    return false;
   }
 }

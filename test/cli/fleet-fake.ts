@@ -21,6 +21,14 @@ export interface FakeCluster {
   watchEvents?: Array<{ type: string; deployment: FakeDeployment }>;
   /** Answer every request with this status (a member that is down behind the proxy). */
   down?: number;
+  /** Never answer (a frozen member: the connection is accepted, nothing comes back). */
+  hang?: boolean;
+  /** Serves cluster.karmada.io (the host: its discovery lists the group). */
+  karmada?: boolean;
+  /** A Pull cluster with no apiEndpoint: the cluster proxy cannot reach it (500, as src/apiserver answers). */
+  pull?: boolean;
+  /** A ResourceRegistry caches its Deployments: the host's search cache serves them, annotated with the cluster. */
+  cached?: boolean;
   logs?: (res: ServerResponse, query: URLSearchParams) => void;
   exec?: (ws: WebSocket, query: URLSearchParams) => void;
   pods?: Record<string, { containers: string[]; annotations?: Record<string, string> }>;
@@ -65,11 +73,19 @@ function selects(d: FakeDeployment, q: URLSearchParams): boolean {
 }
 
 /** One apiserver (the host or a member): `rest` is the path after any proxy prefix. */
-function serve(c: FakeCluster, rest: string, q: URLSearchParams, req: IncomingMessage, res: ServerResponse): void {
+function serve(c: FakeCluster, rest: string, q: URLSearchParams, req: IncomingMessage, res: ServerResponse, name?: string): void {
+  if (c.hang) return;
+  if (c.pull) return status(res, 500, 'InternalError', `API endpoint of cluster ${name} should not be empty`);
   if (c.down) return status(res, c.down, 'ServiceUnavailable', 'the member does not answer');
   const table = (req.headers.accept ?? '').includes('as=Table');
   if (rest === '/api') return json(res, { kind: 'APIVersions', versions: ['v1'] });
-  if (rest === '/apis') return json(res, { kind: 'APIGroupList', groups: [{ name: 'apps', preferredVersion: { groupVersion: 'apps/v1', version: 'v1' }, versions: [{ groupVersion: 'apps/v1', version: 'v1' }] }] });
+  if (rest === '/apis') {
+    const groups = [{ name: 'apps', preferredVersion: { groupVersion: 'apps/v1', version: 'v1' }, versions: [{ groupVersion: 'apps/v1', version: 'v1' }] }];
+    if (c.karmada) groups.push({ name: 'cluster.karmada.io', preferredVersion: { groupVersion: 'cluster.karmada.io/v1alpha1', version: 'v1alpha1' }, versions: [{ groupVersion: 'cluster.karmada.io/v1alpha1', version: 'v1alpha1' }] });
+    return json(res, { kind: 'APIGroupList', groups });
+  }
+  if (rest === '/apis/cluster.karmada.io/v1alpha1' && c.karmada)
+    return json(res, { kind: 'APIResourceList', groupVersion: 'cluster.karmada.io/v1alpha1', resources: [{ name: 'clusters', singularName: 'cluster', namespaced: false, kind: 'Cluster', verbs: ['get', 'list', 'watch'] }] });
   if (rest === '/api/v1')
     return json(res, { kind: 'APIResourceList', groupVersion: 'v1', resources: [{ name: 'pods', singularName: 'pod', namespaced: true, kind: 'Pod', verbs: ['get', 'list'], shortNames: ['po'] }, { name: 'pods/log', namespaced: true, kind: 'Pod', verbs: ['get'] }] });
   if (rest === '/apis/apps/v1')
@@ -111,21 +127,46 @@ export interface Fake {
 export async function startFake(host: FakeCluster, members: Record<string, FakeCluster>): Promise<Fake> {
   const requests: Recorded[] = [];
   const wss = new WebSocketServer({ noServer: true, handleProtocols: (protocols) => (protocols.has('v5.channel.k8s.io') ? 'v5.channel.k8s.io' : false) });
-  const route = (url: URL): { c: FakeCluster; rest: string } | undefined => {
+  const route = (url: URL): { c: FakeCluster; rest: string; name?: string } | undefined => {
     const proxy = /^\/apis\/cluster\.karmada\.io\/v1alpha1\/clusters\/([^/]+)\/proxy(\/.*)$/.exec(url.pathname);
     if (!proxy) return { c: host, rest: url.pathname };
-    const c = members[decodeURIComponent(proxy[1]!)];
-    return c ? { c, rest: proxy[2]! } : undefined;
+    const name = decodeURIComponent(proxy[1]!);
+    const c = members[name];
+    return c ? { c, rest: proxy[2]!, name } : undefined;
   };
   const server = createServer((req, res) => {
     const url = new URL(req.url!, 'http://x');
     requests.push({ method: req.method!, url: req.url!, accept: String(req.headers.accept ?? ''), authorization: String(req.headers.authorization ?? '') });
-    if (url.pathname === '/apis/cluster.karmada.io/v1alpha1/clusters') return json(res, { kind: 'ClusterList', items: Object.keys(members).map((name) => ({ metadata: { name } })) });
+    if (url.pathname === '/apis/cluster.karmada.io/v1alpha1/clusters') {
+      const items = Object.entries(members).map(([name, m]) => ({
+        apiVersion: 'cluster.karmada.io/v1alpha1',
+        kind: 'Cluster',
+        metadata: { name, resourceVersion: '3' },
+        spec: m.pull ? { syncMode: 'Pull' } : { syncMode: 'Push', apiEndpoint: `https://${name}.example:6443` },
+        status: { conditions: [{ type: 'Ready', status: 'True' }] },
+      }));
+      if (!String(req.headers.accept ?? '').includes('as=Table')) return json(res, { kind: 'ClusterList', apiVersion: 'cluster.karmada.io/v1alpha1', metadata: { resourceVersion: '9' }, items });
+      const columnDefinitions = [{ name: 'Name', type: 'string', priority: 0 }, { name: 'Mode', type: 'string', priority: 0 }];
+      return json(res, { kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: '9' }, columnDefinitions, rows: items.map((c) => ({ cells: [c.metadata.name, 'Push'], object: { metadata: c.metadata } })) });
+    }
+    const cachedNames = Object.keys(members).filter((n) => members[n]!.cached);
+    if (url.pathname === '/apis/search.karmada.io/v1alpha1/resourceregistries') {
+      const items = cachedNames.length ? [{ metadata: { name: 'deployments' }, spec: { targetCluster: { clusterNames: cachedNames }, resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment' }] } }] : [];
+      return json(res, { kind: 'ResourceRegistryList', apiVersion: 'search.karmada.io/v1alpha1', items });
+    }
+    const search = /^\/apis\/search\.karmada\.io\/v1alpha1\/search\/cache\/apis\/apps\/v1(?:\/namespaces\/([^/]+))?\/deployments$/.exec(url.pathname);
+    if (search) {
+      const found = cachedNames.flatMap((n) => members[n]!.deployments.filter((d) => (!search[1] || d.namespace === search[1]) && selects(d, url.searchParams)).map((d) => ({ n, d })));
+      const annotated = ({ n, d }: { n: string; d: FakeDeployment }) => ({ ...object(d), metadata: { ...object(d).metadata, annotations: { 'resource.karmada.io/cached-from-cluster': n } } });
+      if (!String(req.headers.accept ?? '').includes('as=Table')) return json(res, { kind: 'List', apiVersion: 'v1', metadata: {}, items: found.map((x) => ({ apiVersion: 'apps/v1', kind: 'Deployment', ...annotated(x) })) });
+      const columnDefinitions = [{ name: 'Name', type: 'string', format: 'name', priority: 0 }, { name: 'Created At', type: 'date', priority: 0 }];
+      return json(res, { kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: {}, columnDefinitions, rows: found.map((x) => ({ cells: [x.d.name, '2026-12-07T04:00:00Z'], object: { metadata: annotated(x).metadata } })) });
+    }
     const one = /^\/apis\/cluster\.karmada\.io\/v1alpha1\/clusters\/([^/]+)$/.exec(url.pathname);
     if (one) return members[one[1]!] ? json(res, { kind: 'Cluster', metadata: { name: one[1] } }) : status(res, 404, 'NotFound', `clusters.cluster.karmada.io "${one[1]}" not found`);
     const r = route(url);
     if (!r) return status(res, 404, 'NotFound', `clusters.cluster.karmada.io "${url.pathname.split('/')[5]}" not found`);
-    serve(r.c, r.rest, url.searchParams, req, res);
+    serve(r.c, r.rest, url.searchParams, req, res, r.name);
   });
   server.on('upgrade', (req, socket, head) => {
     const url = new URL(req.url!, 'http://x');

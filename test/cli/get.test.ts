@@ -3,6 +3,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from './run-cli.js';
 import { startFake, type Fake, type FakeCluster } from './fleet-fake.js';
 import { parseTargets } from '../../src/cli/fleet/get.js';
+import { parseRequestTimeout } from '../../src/cli/client-flags.js';
+import { formatDuration } from '../../src/cli/fleet/client.js';
+import { scaled } from '../time-scale.js';
 
 const managed = { 'karmada.io/managed': 'true', app: 'web' };
 let fake: Fake | undefined;
@@ -64,6 +67,70 @@ describe('karmada-lite get', () => {
     expect(r.stderr).toBe('error: basic connection test to cluster(member2) failed, please check authorization or network: Error from server (ServiceUnavailable): the member does not answer\n');
   });
 
+  it('--request-timeout: a member that never answers is named on stderr when its time is up, the others are printed; exit 1', async () => {
+    await fleet({ member2: { deployments: [], hang: true } });
+    // long enough for the answering members on a loaded machine (scaled), short enough for a test
+    const timeout = formatDuration(scaled(2000));
+    const r = await get('deploy', '-A', '--request-timeout', timeout);
+    expect(r.stdout).toBe(
+      [
+        'NAMESPACE     NAME    CLUSTER   READY   UP-TO-DATE   AVAILABLE   AGE   ADOPTION',
+        'default       web     Karmada   0/3     2            2           5m    -',
+        'default       web     member1   2/2     2            2           5m    Y',
+        'kube-system   local   member1   2/2     2            2           5m    N',
+        '',
+      ].join('\n'),
+    );
+    expect(r.stderr).toBe(
+      `error: basic connection test to cluster(member2) failed, please check authorization or network: GET /apis/cluster.karmada.io/v1alpha1/clusters/member2/proxy/api: the server did not answer within ${timeout} (--request-timeout; 0 waits forever)\n`,
+    );
+    expect(r.code).toBe(1);
+    // -o json: the same partial answer, a List of what did come
+    const j = await get('deploy', '-s', 'members', '-o', 'json', `--request-timeout=${timeout}`);
+    expect(JSON.parse(j.stdout).items.map((o: any) => o.metadata.name)).toEqual(['web']);
+    expect(j.stderr).toMatch(/^error: basic connection test to cluster\(member2\) failed.*did not answer within/);
+    expect(j.code).toBe(1);
+    expect(await get('deploy', '--request-timeout', 'soon')).toMatchObject({ code: 2, stderr: expect.stringContaining('--request-timeout: invalid timeout value "soon"') });
+  });
+
+  it('get clusters: Karmada\'s own kinds are read from the host only, whatever the scope; no member is asked', async () => {
+    await fleet({}, { deployments: [], karmada: true });
+    const r = await get('clusters');
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout).toBe('NAME      CLUSTER   MODE   ADOPTION\nmember1   Karmada   Push   -\nmember2   Karmada   Push   -\n');
+    expect(fake!.requests.some((q) => q.url.includes('/proxy/'))).toBe(false);
+    // -s members still finds them on the host; with a member kind beside, only that one goes to the members
+    expect((await get('cluster', '-s', 'members', '-o', 'name')).stdout).toBe('cluster.cluster.karmada.io/member1\ncluster.cluster.karmada.io/member2\n');
+    const both = await get('clusters,deploy', '-C', 'member1', '-n', 'kube-system');
+    expect(both).toMatchObject({ code: 0, stderr: '' });
+    expect(both.stdout).toContain('cluster.cluster.karmada.io/member1   Karmada');
+    expect(both.stdout).toMatch(/^deployment\.apps\/local\s+member1\s/m);
+    expect(fake!.requests.filter((q) => q.url.includes('/proxy/') && q.url.includes('cluster.karmada.io/v1alpha1/clusters?'))).toEqual([]);
+  });
+
+  it('a Pull cluster the proxy cannot reach is read through karmada-search\'s cache, or skipped with a named warning (exit 0)', async () => {
+    await fleet({ member3: { deployments: [{ name: 'web', namespace: 'default', labels: managed }, { name: 'edge', namespace: 'default' }], pull: true, cached: true }, member4: { deployments: [{ name: 'x', namespace: 'default' }], pull: true } });
+    const r = await get('deploy', '-s', 'members');
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('warning: cluster(member4) is a Pull cluster with no spec.apiEndpoint, which the cluster proxy cannot reach, and no ResourceRegistry caches its deployments.apps: skipped\n');
+    expect(r.stdout).toBe(
+      [
+        'NAME   CLUSTER   READY   UP-TO-DATE   AVAILABLE   AGE   ADOPTION',
+        'web    member1   2/2     2            2           5m    Y',
+        'web    member2   1/1     2            2           5m    Y',
+        '',
+        'NAME   CLUSTER   CREATED AT             ADOPTION',
+        'web    member3   2026-12-07T04:00:00Z   Y',
+        'edge   member3   2026-12-07T04:00:00Z   N',
+        '',
+      ].join('\n'),
+    );
+    expect(fake!.requests.some((q) => q.url.includes('/clusters/member3/proxy') || q.url.includes('/clusters/member4/proxy'))).toBe(false);
+    expect((await get('deploy', '-C', 'member3', '-o', 'name')).stdout).toBe('member3/deployment.apps/web\nmember3/deployment.apps/edge\n');
+    expect(await get('deploy', 'edge', '-C', 'member3,member4', '-o', 'name')).toMatchObject({ code: 0, stdout: 'member3/deployment.apps/edge\n' });
+    expect(await get('deploy', 'gone', '-C', 'member3')).toMatchObject({ code: 1, stderr: 'Error from server (NotFound): deployments.apps "gone" not found\n' });
+  });
+
   it('unknown clusters, an unknown scope and flags that do not go together are usage errors', async () => {
     await fleet();
     expect(await get('deploy', '-C', 'member9,member1')).toMatchObject({ code: 1, stderr: "error: clusters don't exist: member9\n" });
@@ -95,6 +162,19 @@ describe('karmada-lite get', () => {
     expect(single).toMatchObject({ kind: 'Deployment', metadata: { name: 'web' } });
   });
 
+  it('machine-readable output names each member object\'s cluster: the search cache\'s annotation, -o name\'s prefix, columns and jsonpath read it', async () => {
+    await fleet();
+    const list = JSON.parse((await get('deploy', '-A', '-o', 'json')).stdout);
+    expect(list.items.map((o: any) => `${o.metadata.name}@${o.metadata.annotations?.['resource.karmada.io/cached-from-cluster'] ?? '-'}`)).toEqual(['web@-', 'web@member1', 'local@member1', 'web@member2']);
+    expect((await get('deploy', '-A', '-o', 'name')).stdout).toBe('deployment.apps/web\nmember1/deployment.apps/web\nmember1/deployment.apps/local\nmember2/deployment.apps/web\n');
+    const yaml = (await get('deploy', 'web', '-C', 'member2', '-o', 'yaml')).stdout;
+    expect(yaml).toContain('resource.karmada.io/cached-from-cluster: member2');
+    const cols = await get('deploy', '-s', 'members', '-o', 'custom-columns=NAME:.metadata.name,CLUSTER:.metadata.annotations.resource\\.karmada\\.io/cached-from-cluster');
+    expect(cols.stdout).toBe('NAME   CLUSTER\nweb    member1\nweb    member2\n');
+    const jp = await get('deploy', '-s', 'members', '-o', 'jsonpath={range .items[*]}{.metadata.annotations.resource\\.karmada\\.io/cached-from-cluster}{" "}{end}');
+    expect(jp.stdout).toBe('member1 member2 ');
+  });
+
   it('nothing found says so on stderr, in kubectl\'s words', async () => {
     await fleet({}, { deployments: [] });
     expect(await get('deploy', '-n', 'shop', '-s', 'karmada')).toMatchObject({ code: 0, stdout: '', stderr: 'No resources found in shop namespace.\n' });
@@ -124,6 +204,14 @@ describe('karmada-lite get', () => {
     const r = await get('--raw', '/apis/cluster.karmada.io/v1alpha1/clusters');
     expect(JSON.parse(r.stdout).items.map((c: any) => c.metadata.name)).toEqual(['member1', 'member2']);
     expect(await get('--raw', '/nope')).toMatchObject({ code: 1, stderr: 'Error from server (NotFound): the server could not find the requested resource\n' });
+  });
+});
+
+describe('--request-timeout as kubectl reads it', () => {
+  it('whole seconds or a Go duration, 0 for none; printed back as Go prints it', () => {
+    expect(['0', '5', '5s', '1m', '1m30s', '500ms', '2h', '1.5s'].map(parseRequestTimeout)).toEqual([0, 5000, 5000, 60_000, 90_000, 500, 7_200_000, 1500]);
+    for (const bad of ['', '-1', 'soon', '5 s', '1d']) expect(() => parseRequestTimeout(bad)).toThrow(/--request-timeout: invalid timeout value/);
+    expect([500, 1500, 10_000, 60_000, 90_000, 3_600_000].map(formatDuration)).toEqual(['500ms', '1.5s', '10s', '1m0s', '1m30s', '1h0m0s']);
   });
 });
 

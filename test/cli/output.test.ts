@@ -31,6 +31,9 @@ describe('jsonpath templates as kubectl runs them', () => {
     ['{.items[0:1].metadata.name}', 'web'],
     ['{.items[0,1].kind}', 'Deployment ConfigMap'],
     ["{.items[0].metadata.labels['app.kubernetes.io/name']}", 'shop'],
+    // kubectl's escaped dot in a field name
+    ['{.items[0].metadata.labels.app\\.kubernetes\\.io/name}', 'shop'],
+    ['{range .items[*]}{.metadata.labels.app\\.kubernetes\\.io/name}{","}{end}', 'shop,,'],
     ['{.items[0].metadata.labels}', '{"app":"web","app.kubernetes.io/name":"shop"}'],
     ['{.items[0].spec.template.spec.containers[*].image}', 'nginx:1.27 envoy:1.30'],
     ['{.items[?(@.kind=="ConfigMap")].data.a}', '1'],

@@ -93,6 +93,26 @@ describe('karmada-lite describe', () => {
     expect(unknown).toMatchObject({ code: 1, stderr: 'error: the server doesn\'t have a resource type "flurble"\n' });
   });
 
+  it('Karmada\'s own objects are described as themselves: a binding by its resource and Works, a Cluster by its state', async () => {
+    const rb = await runCli(['describe', 'rb', 'web-deployment', '-n', ns, '--kubeconfig', kubeconfig]);
+    expect(rb).toMatchObject({ code: 0, stderr: '' });
+    expect(rb.stdout).toMatch(/^Kind:\s+ResourceBinding \(work\.karmada\.io\/v1alpha2\)$/m);
+    expect(rb.stdout).toMatch(new RegExp(`^Resource:\\s+Deployment ${ns}/web \\(apps/v1\\)$`, 'm'));
+    expect(rb.stdout).toMatch(new RegExp(`member1\\s+2\\s+True\\s+Healthy\\s+${es}/web-${ns}`));
+    expect(rb.stdout).toMatch(/ScheduleBindingSucceed/);
+    // not described as a template: no binding of a binding
+    expect(rb.stdout).not.toMatch(/^Policy:/m);
+    await registerMembers(host);
+    const c = await runCli(['describe', 'cluster', 'member1', '--kubeconfig', kubeconfig]);
+    expect(c).toMatchObject({ code: 0, stderr: '' });
+    expect(c.stdout).toMatch(/^Kind:\s+Cluster \(cluster\.karmada\.io\/v1alpha1\)$/m);
+    expect(c.stdout).toMatch(/^Sync Mode:\s+Push$/m);
+    expect(c.stdout).toMatch(/^API Endpoint:\s+https:\/\/127\.0\.0\.1:\d+$/m);
+    expect(c.stdout).toMatch(/^Resource Summary:$/m);
+    expect(c.stdout).toMatch(/^API Enablements:$/m);
+    expect(c.stdout).not.toMatch(/^Binding:/m);
+  });
+
   it('a template no policy claimed says so', async () => {
     await host.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'lonely' } } });
     const r = await runCli(['describe', 'cm', 'lonely', '-n', ns, '--kubeconfig', kubeconfig]);

@@ -10,6 +10,7 @@ import { runGet } from '../../src/cli/fleet/get.js';
 import { sourcesFor } from '../../src/cli/fleet/sources.js';
 import { cluster, waitFor } from './env.js';
 import { ignoreConflict, installCrds, registerMembers, rest } from './harness.js';
+import { itWithFleet } from './fleet.js';
 
 const ns = `cli-fleet-${Date.now().toString(36)}`;
 const host = rest('host');
@@ -30,8 +31,8 @@ beforeAll(async () => {
   await host.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, { body: deployment('web') });
   await members.member1.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, { body: deployment('web', { 'karmada.io/managed': 'true' }) });
   await members.member2.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, { body: deployment('local') });
-  // No scheduler runs here: the pod never gets a node.
-  await members.member1.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: { metadata: { name: 'unscheduled' }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } } });
+  // A node selector no Node matches: the pod never gets a node, with a scheduler (the kwok fleet) or without.
+  await members.member1.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: { metadata: { name: 'unscheduled' }, spec: { nodeSelector: { 'karmada-lite.test/no-such-node': 'true' }, containers: [{ name: 'web', image: 'nginx:1.27' }] } } });
 });
 
 afterAll(async () => {
@@ -60,7 +61,8 @@ describe('karmada-lite get/logs/exec through the host', () => {
     const doc = JSON.parse(r.stdout);
     expect(doc.items.map((o: any) => `${o.kind}/${o.metadata.name}`)).toEqual(['Deployment/local']);
     const one = await runCli(['get', 'deploy', 'web', '-n', ns, '-s', 'members', '-o', 'name', ...kc]);
-    expect(one).toMatchObject({ code: 0, stdout: 'deployment.apps/web\n', stderr: '' });
+    // a member's object named with its cluster: `-s members` may list several members
+    expect(one).toMatchObject({ code: 0, stdout: 'member1/deployment.apps/web\n', stderr: '' });
   });
 
   it('get -w through the host sees a change made on the member', async () => {
@@ -74,7 +76,8 @@ describe('karmada-lite get/logs/exec through the host', () => {
     await waitFor('the current row', async () => (/^ADDED\s+web\s+member1\s/m.test(out) ? true : undefined));
     const cur = await members.member1.request('GET', `/apis/apps/v1/namespaces/${ns}/deployments/web`);
     await members.member1.request('PUT', `/apis/apps/v1/namespaces/${ns}/deployments/web`, { body: { ...cur, spec: { ...cur.spec, replicas: 5 } } });
-    await waitFor('the change', async () => (/^MODIFIED\s+web\s+member1\s+0\/5\s/m.test(out) ? true : undefined));
+    // READY n/5: on the kwok fleet the member's own controllers start the new replicas meanwhile
+    await waitFor('the change', async () => (/^MODIFIED\s+web\s+member1\s+\d\/5\s/m.test(out) ? true : undefined));
     stop.abort();
     expect(await run).toBe(0);
     expect(err).toBe('');
@@ -96,6 +99,24 @@ describe('karmada-lite get/logs/exec through the host', () => {
     const r = await runCli(['exec', 'unscheduled', '-n', ns, '-C', 'member1', ...kc, '--', 'true']);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe('Error from server (BadRequest): pod unscheduled does not have a host assigned\n');
+  });
+
+  // The kwok fleet runs member1's copy of web: real Pods, whose "kubelet" is kwok on loopback.
+  itWithFleet('get pods -C member1 lists the Running Pods its controllers made; logs of one is kwok\'s answer, exec kwok\'s refusal', async () => {
+    const pod = await waitFor('a Running Pod of web on member1', async () => {
+      const items = (await members.member1.request('GET', `/api/v1/namespaces/${ns}/pods`, { query: { labelSelector: 'app=web' } })).items as any[];
+      return items.find((p) => p.status?.phase === 'Running')?.metadata?.name as string | undefined;
+    });
+    const got = await runCli(['get', 'pods', '-n', ns, '-C', 'member1', ...kc]);
+    expect(got.code).toBe(0);
+    expect(got.stdout).toMatch(new RegExp(`^${pod}\\s+member1\\s+1/1\\s+Running\\s`, 'm'));
+    const logs = await runCli(['logs', pod, '-n', ns, '-C', 'member1', ...kc]);
+    expect(logs).toMatchObject({ code: 0, stderr: '' });
+    expect(logs.stdout).toContain('no container runs on the kwok fleet: kwok plays the kubelet of the Nodes of member1');
+    const exec = await runCli(['exec', pod, '-n', ns, '-C', 'member1', ...kc, '--', 'true']);
+    expect(exec.code).toBe(1);
+    // kwok serves no exec rule here: its refusal, through the member's apiserver and the host
+    expect(exec.stderr).toContain(`no exec found for container "web" in pod "${ns}/${pod}"`);
   });
 
   it('an unknown member is the host\'s NotFound', async () => {

@@ -1,15 +1,25 @@
 /**
  * `completion bash|zsh|fish`: shell completion scripts generated from the commander tree itself, so a
- * new command or flag completes without anyone editing a script. The scripts are static (completing
- * never starts the binary): subcommands, flags, the values of `-o` and of other flags with fixed
- * choices, and file names where a flag or argument takes a path.
+ * new command or flag completes without anyone editing a script: subcommands, flags, the values of `-o`,
+ * `--operation-scope` and other flags with fixed choices, and file names where a flag or argument takes a
+ * path. What only the host knows, the fleet commands' cluster names (`-C`, a `<cluster>` argument) and
+ * resource types (`get`'s and `describe`'s first argument), the scripts ask the binary for, as kubectl's
+ * do: `karmada-lite __complete clusters|kinds -- <the words typed>` (the words' --kubeconfig and
+ * --context are used; a host that does not answer within 3 s completes nothing).
  */
 import type { Command, Option } from 'commander';
 import { InputError } from '../../io/documents.js';
 import { outputFormatsOf } from '../output.js';
+import { connectHost } from '../fleet/command.js';
+import { discover } from '../fleet/discovery.js';
+import { memberNames, OPERATION_SCOPES } from '../fleet/sources.js';
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 type Shell = (typeof SHELLS)[number];
+
+/** What the host is asked for at completion time (`__complete`). */
+export const DYNAMIC = ['clusters', 'kinds'] as const;
+type Dynamic = (typeof DYNAMIC)[number];
 
 interface FlagSpec {
   names: string[];
@@ -18,6 +28,8 @@ interface FlagSpec {
   takesValue: boolean;
   values: string[];
   files: boolean;
+  /** The values are the host's: its Clusters' names. */
+  dynamic?: Dynamic;
 }
 
 interface CommandSpec {
@@ -27,19 +39,35 @@ interface CommandSpec {
   flags: FlagSpec[];
   /** Positional arguments are file names (or directories). */
   fileArgs: boolean;
+  /** The first positional argument is one of the host's names (a cluster, a resource type), never a file. */
+  dynamicArg?: Dynamic;
 }
 
 const takesPath = (placeholder: string) => /<(path|file|dir)/.test(placeholder);
 
+/** karmadactl's flag values no option declares as choices. */
+const KNOWN_VALUES: Record<string, readonly string[]> = { '--operation-scope': OPERATION_SCOPES };
+
 function flagSpec(o: Option): FlagSpec {
-  const values = (o.argChoices ?? outputFormatsOf.get(o) ?? []).map((v) => v.replace(/\.\.\.$/, ''));
+  const values = (o.argChoices ?? outputFormatsOf.get(o) ?? KNOWN_VALUES[o.long ?? ''] ?? []).map((v) => v.replace(/\.\.\.$/, ''));
+  // a member cluster's name (the fleet commands' -C), not a file of clusters (plan --clusters <file>)
+  const clusters = (o.long === '--cluster' || o.long === '--clusters') && /<names?>/.test(o.flags);
   return {
     names: [o.short, o.long].filter((n): n is string => !!n),
     description: o.description,
     takesValue: o.required || o.optional,
     values,
     files: takesPath(o.flags),
+    ...(clusters ? { dynamic: 'clusters' as const } : {}),
   };
+}
+
+/** What a command's first argument names, by the argument's own name. */
+function dynamicArgOf(cmd: Command): Dynamic | undefined {
+  const first = cmd.registeredArguments[0]?.name();
+  if (first === 'resource' || first === 'kind') return 'kinds';
+  if (first === 'cluster' || first === 'clusters') return 'clusters';
+  return undefined;
 }
 
 /** Every command of the tree with the flags it accepts (its own, its ancestors', and --help). */
@@ -50,15 +78,20 @@ export function commandSpecs(program: Command): CommandSpec[] {
     const own = cmd.options.map(flagSpec);
     // Options of the top level are recognised after a subcommand too (commander's default); -v is one.
     const flags = [...own, ...inherited, help];
-    const subs = cmd.commands.map((c) => c.name());
+    const commands = cmd.commands.filter((c) => !c.name().startsWith('__'));
+    const subs = commands.map((c) => c.name());
+    const dynamicArg = dynamicArgOf(cmd);
+    // pods, names and commands are not files either: a fleet command's arguments never complete to files
+    const fleet = dynamicArg !== undefined || flags.some((f) => f.dynamic);
     out.push({
       path,
       description: cmd.description(),
       subcommands: subs.length ? [...subs, 'help'] : [],
       flags,
-      fileArgs: cmd.registeredArguments.length > 0,
+      fileArgs: cmd.registeredArguments.length > 0 && !fleet,
+      ...(dynamicArg ? { dynamicArg } : {}),
     });
-    for (const c of cmd.commands) visit(c, [...path, c.name()], path.length === 0 ? own.filter((f) => !f.names.includes('--version')) : inherited);
+    for (const c of commands) visit(c, [...path, c.name()], path.length === 0 ? own.filter((f) => !f.names.includes('--version')) : inherited);
   };
   visit(program, [], []);
   return out;
@@ -78,7 +111,13 @@ function bash(program: Command): string {
         .filter((f) => f.takesValue)
         .map((f) => {
           const patterns = f.names.map((n) => shQuote(`${s.path.join(' ')}|${n}`)).join('|');
-          const reply = f.values.length ? `COMPREPLY=($(compgen -W ${shQuote(f.values.join(' '))} -- "$cur"))` : f.files ? `${fn}_files` : 'COMPREPLY=()';
+          const reply = f.values.length
+            ? `COMPREPLY=($(compgen -W ${shQuote(f.values.join(' '))} -- "$cur"))`
+            : f.dynamic
+              ? `COMPREPLY=($(compgen -W "$(${fn}_host ${f.dynamic})" -- "$cur"))`
+              : f.files
+                ? `${fn}_files`
+                : 'COMPREPLY=()';
           return `    ${patterns}) ${reply} ;;`;
         }),
     )
@@ -90,6 +129,18 @@ function bash(program: Command): string {
 ${fn}_files() {
   compopt -o filenames 2>/dev/null
   COMPREPLY=($(compgen -f -- "$cur"))
+}
+
+# What only the host knows (cluster names, resource types): asked of ${name} itself with the words typed.
+${fn}_host() {
+  ${name} __complete "$1" -- "\${COMP_WORDS[@]:1:COMP_CWORD-1}" 2>/dev/null
+}
+
+${fn}_dynamic_arg() {
+  case "$1" in
+${cases((s) => (s.dynamicArg ? `echo ${s.dynamicArg}; return 0` : 'return 1'))}
+  esac
+  return 1
 }
 
 ${fn}_subcommands() {
@@ -127,7 +178,8 @@ ${valueCases}
 
 ${fn}() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" prev="\${COMP_WORDS[COMP_CWORD-1]}"
-  local cmd="" i w skip=""
+  # n: the words that are not flags or their values (the command's own words, then its arguments)
+  local cmd="" i w skip="" n=0
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="\${COMP_WORDS[i]}"
     if [[ -n $skip || $w == = ]]; then skip=""; continue; fi
@@ -135,6 +187,7 @@ ${fn}() {
       [[ $w != *=* && " $(${fn}_value_flags "$cmd") " == *" $w "* ]] && skip=1
       continue
     fi
+    n=$((n + 1))
     if [[ " $(${fn}_subcommands "$cmd") " == *" $w "* ]]; then cmd="\${cmd:+$cmd }$w"; fi
   done
   # Bash splits --output=json at the = (COMP_WORDBREAKS): the value follows an "=" word.
@@ -162,6 +215,12 @@ ${fn}() {
     return 0
   fi
   COMPREPLY=($(compgen -W "$(${fn}_subcommands "$cmd")" -- "$cur"))
+  local dynamic
+  if dynamic=$(${fn}_dynamic_arg "$cmd"); then
+    # the command's own words come first; the first word after them is the argument
+    if ((n == $(wc -w <<<"$cmd"))); then COMPREPLY+=($(compgen -W "$(${fn}_host "$dynamic")" -- "$cur")); fi
+    return 0
+  fi
   if ${fn}_file_args "$cmd"; then
     compopt -o filenames 2>/dev/null
     COMPREPLY+=($(compgen -f -- "$cur"))
@@ -214,13 +273,16 @@ function fish(program: Command): string {
       let line = `complete -c ${name}${when}`;
       if (short) line += ` -s ${short.slice(1)}`;
       if (long) line += ` -l ${long.slice(2)}`;
-      if (f.takesValue) line += f.values.length ? ` -x -a ${shQuote(f.values.join(' '))}` : f.files ? ' -r -F' : ' -x';
+      if (f.takesValue) line += f.values.length ? ` -x -a ${shQuote(f.values.join(' '))}` : f.dynamic ? ` -x -a ${shQuote(fishHost(name, f.dynamic))}` : f.files ? ' -r -F' : ' -x';
       lines.push(`${line} -d ${shQuote(firstSentence(f.description))}`);
     }
     if (s.fileArgs) lines.push(`complete -c ${name}${when} -F`);
+    if (s.dynamicArg) lines.push(`complete -c ${name}${when} -a ${shQuote(fishHost(name, s.dynamicArg))}`);
   }
   return lines.join('\n') + '\n';
 }
+
+const fishHost = (name: string, what: Dynamic) => `(${name} __complete ${what} -- (commandline -opc)[2..-1])`;
 
 const firstSentence = (s: string) => s.split(/(?<=\.)\s|:\s/)[0]!.slice(0, 80);
 
@@ -245,6 +307,10 @@ export function registerCompletion(program: Command): void {
     .addHelpText(
       'after',
       `
+Cluster names (-C of get, describe, logs, exec) and resource types (get's and describe's first
+argument) are the host's: the scripts run \`karmada-lite __complete clusters|kinds\` with the
+--kubeconfig and --context already typed.
+
 Examples:
   source <(karmada-lite completion bash)                          # bash, this shell
   karmada-lite completion bash > /etc/bash_completion.d/karmada-lite
@@ -254,4 +320,35 @@ Examples:
     .action((shell: string) => {
       process.stdout.write(completionScript(program, shell));
     });
+  // what the scripts ask the host for; hidden: never typed by hand
+  program
+    .command('__complete', { hidden: true })
+    .description('Print the host\'s cluster names or resource types, one a line, for the completion scripts.')
+    .argument('<what>', DYNAMIC.join(' or '))
+    .argument('[words...]', 'the command line typed so far (its --kubeconfig and --context are used)')
+    .allowUnknownOption()
+    .action(async (what: string, words: string[]) => {
+      if (!(DYNAMIC as readonly string[]).includes(what)) throw new InputError(`__complete: ${JSON.stringify(what)} is not one of ${DYNAMIC.join(', ')}`);
+      process.stdout.write((await hostNames(what as Dynamic, words)).map((n) => `${n}\n`).join(''));
+    });
+}
+
+/** The flag's value in the words typed (`--kubeconfig x` or `--kubeconfig=x`). */
+function flagIn(words: readonly string[], flag: string): string | undefined {
+  for (let i = 0; i < words.length; i++) {
+    if (words[i] === flag) return words[i + 1];
+    if (words[i]!.startsWith(`${flag}=`)) return words[i]!.slice(flag.length + 1);
+  }
+  return undefined;
+}
+
+/** The host's cluster names or resource types (plural names, as kubectl completes them); nothing when the host cannot say. */
+async function hostNames(what: Dynamic, words: readonly string[]): Promise<string[]> {
+  try {
+    const host = await connectHost({ kubeconfig: flagIn(words, '--kubeconfig'), context: flagIn(words, '--context'), requestTimeout: '3s' });
+    if (what === 'clusters') return await memberNames(host.client, undefined);
+    return [...new Set((await discover(host.client)).map((r) => (r.group ? `${r.resource}.${r.group}` : r.resource)))].sort();
+  } catch {
+    return [];
+  }
 }

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { addHostFlags, connectHost, runFleet, type HostFlags } from '../fleet/command.js';
 import { loadDescription, loadMemberDescription, renderDescription, renderMemberDescription } from '../fleet/describe.js';
-import { discover, resolveResource } from '../fleet/discovery.js';
+import { loadKarmadaDescription, renderKarmadaDescription } from '../fleet/describe-karmada.js';
+import { discover, isKarmadaGroup, resolveResource } from '../fleet/discovery.js';
 import { memberClient, operationScope } from '../fleet/sources.js';
 import { InputError } from '../../io/documents.js';
 
@@ -13,7 +14,7 @@ interface DescribeFlags extends HostFlags {
 export function registerDescribe(program: Command): void {
   const cmd = program
     .command('describe')
-    .description('Show a resource template on the host with its policy, binding, per-cluster placement and status, Works, conditions and events; with -C MEMBER, the member\'s own object and its events.')
+    .description('Show a resource template on the host with its policy, binding, per-cluster placement and status, Works, conditions and events; Karmada\'s own objects (clusters, policies, bindings, ...) as themselves; with -C MEMBER, the member\'s own object and its events.')
     .argument('<kind>', 'the resource type, as kubectl names it: deployment, deploy, deployments.apps, configmap, ...')
     .argument('[name]', 'the template\'s name (or KIND/NAME as the first argument)')
     .option('-C, --cluster <name>', "describe the object in this member cluster instead (through the host's cluster proxy, as the caller)")
@@ -25,6 +26,15 @@ Without --cluster it reads only the host apiserver: the template, its ResourceBi
 (ClusterResourceBinding when the kind is cluster-scoped), the Works in the karmada-es-<cluster>
 namespaces and the events of all of them.
 
+Karmada's own kinds (every *.karmada.io group) are described as themselves: a Cluster with its sync
+mode, endpoint, taints, conditions, nodes, resource summary and API enablements; rb/crb with the
+resource they bind, their placement, per-cluster state and Works; pp/cpp with their selectors,
+placement and the bindings they claimed; op/cop with their selectors and rules; ric with its target
+and operations.
+
+Every request waits --request-timeout (default 10s) at most: a member that does not answer ends the
+command with an error naming the request, instead of hanging.
+
 With --cluster MEMBER (karmadactl's describe --operation-scope=members --cluster=MEMBER) it describes
 the member's own object, read through /apis/cluster.karmada.io/v1alpha1/clusters/MEMBER/proxy with the
 host kubeconfig: its fields in kubectl's generic describe layout and its events on the member. KIND is
@@ -33,9 +43,13 @@ resolved against the member's discovery, so its CRDs can be named too.
 Examples:
   karmada-lite describe deployment web -n shop
   karmada-lite describe deploy/web -n shop
+  karmada-lite describe cluster member1
+  karmada-lite describe rb web-deployment -n shop
+  karmada-lite describe cpp default-placement
   karmada-lite describe clusterrole viewer --context karmada-host
   karmada-lite describe deployment web -n shop -C member1
   karmada-lite describe pod web-7d4b9-abcde -n shop --operation-scope members --cluster member2
+  karmada-lite describe deploy web -n shop -C member1 --request-timeout 3s
 
 Exit status: 0 shown, 1 the object, the Cluster or the host could not be read, 2 usage error.`,
   );
@@ -51,6 +65,11 @@ Exit status: 0 shown, 1 the object, the Cluster or the host could not be read, 2
         return;
       }
       const resource = resolveResource(await discover(host.client), kind);
+      // Karmada's own objects are described as themselves, never as templates to propagate
+      if (isKarmadaGroup(resource.group)) {
+        process.stdout.write(renderKarmadaDescription(await loadKarmadaDescription(host.client, resource, name, host.namespace), new Date()));
+        return;
+      }
       const d = await loadDescription(host.client, resource, name, host.namespace);
       process.stdout.write(renderDescription(d, new Date()));
     });

@@ -32,6 +32,9 @@ export function registerExec(program: Command): void {
 The command runs over a WebSocket (v5.channel.k8s.io, else v4), as kubectl's; its exit status is this
 command's.
 
+--request-timeout (default 10s) bounds the pod lookup and the upgrade; the command itself then runs
+for as long as it takes.
+
 Examples:
   karmada-lite exec web-7d4b9 -n shop -C member1 -- ls /usr/share/nginx/html
   karmada-lite exec -it web-7d4b9 -n shop -C member1 -c web -- sh

@@ -49,16 +49,35 @@ export function registerGet(program: Command): void {
 The host's objects show CLUSTER Karmada; a member's objects show its name, and ADOPTION Y when Karmada
 manages them (label karmada.io/managed=true), N when not. Members are reached as karmadactl reaches
 them: /apis/cluster.karmada.io/v1alpha1/clusters/<name>/proxy/ on the host, with its credentials.
-A member that cannot be reached is reported on stderr and the others are printed (exit 1).
+
+Never hangs: every request waits --request-timeout (default 10s; 0 waits forever) at most. A member
+that does not answer in time, or answers with an error, is named on stderr (error: ... cluster(NAME)
+...) and the others are printed; the exit status is then 1.
+
+Karmada's own kinds (clusters, propagationpolicies, resourcebindings, works, ...: every *.karmada.io
+group) are read from the host only, whatever --operation-scope says.
+
+A Pull cluster with no spec.apiEndpoint cannot be reached through the cluster proxy: it is read
+through karmada-search's cache (/apis/search.karmada.io/v1alpha1/search/cache/...) for the types a
+ResourceRegistry caches of it (a table of its own, the cache's columns), and otherwise skipped with a
+warning naming it (not an error: the exit status stays 0).
+
+In -o json|yaml every member object carries the annotation karmada-search uses,
+resource.karmada.io/cached-from-cluster: <member>; -o name prints it as a prefix
+(member1/deployment.apps/web); jsonpath and custom-columns read it with kubectl's escaped dots.
 
 Examples:
   karmada-lite get deploy -A                          # every Deployment on the host and on each member
   karmada-lite get pods -n shop -C member1,member2 -o wide
   karmada-lite get deploy web -n shop -s members -o yaml
+  karmada-lite get deploy -n shop --request-timeout 3s   # a frozen member costs 3 s, not forever
+  karmada-lite get clusters                           # from the host only
+  karmada-lite get deploy -A -o custom-columns='NAME:.metadata.name,CLUSTER:.metadata.annotations.resource\\.karmada\\.io/cached-from-cluster'
   karmada-lite get deploy -n shop -C member1 -w
   karmada-lite get --raw /apis/search.karmada.io/v1alpha1/search/cache/apis/apps/v1/deployments
 
-Exit status: 0 success, 1 an object or cluster could not be read, 2 usage error.`,
+Exit status: 0 success (skipped Pull clusters included), 1 an object or cluster could not be read
+(the rest is printed), 2 usage error.`,
   );
   cmd.action(async (args: string[], flags: GetFlags) => {
     const out = parseOutput(flags.output, GET_OUTPUTS);

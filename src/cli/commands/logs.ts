@@ -37,6 +37,9 @@ export function registerLogs(program: Command): void {
 The lines are printed as the member sends them (nothing is buffered), so -f follows the container.
 A member's refusal (no such pod, a pod not yet on a node) is printed as the member's own error.
 
+--request-timeout (default 10s) bounds the wait for the member to start answering; once the lines
+flow, -f follows them for as long as the container writes.
+
 Examples:
   karmada-lite logs web-7d4b9 -n shop -C member1
   karmada-lite logs pod/web-7d4b9 -n shop -C member1 -c sidecar -f --tail 20

@@ -15,6 +15,28 @@ export interface OpenOptions {
   query?: Query;
   accept?: string;
   signal?: AbortSignal;
+  /**
+   * The client's timeout covers reading the whole body too (a list, a named get). Without it the
+   * deadline ends when the headers come: a watch, `logs -f` and `--raw` stream for as long as they last.
+   */
+  whole?: boolean;
+}
+
+/** A request the server did not answer within `--request-timeout`. */
+export class RequestTimeoutError extends Error {
+  constructor(readonly method: string, readonly url: string, readonly ms: number) {
+    super(`${method} ${url}: the server did not answer within ${formatDuration(ms)} (--request-timeout; 0 waits forever)`);
+    this.name = 'RequestTimeoutError';
+  }
+}
+
+/** `10s`, `1m30s`, `500ms`: a timeout as Go prints a duration. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${ms}ms`;
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor((ms % 3_600_000) / 60_000);
+  const s = (ms % 60_000) / 1000;
+  return `${h ? `${h}h` : ''}${h || m ? `${m}m` : ''}${s}s`;
 }
 
 /** The Status a Kubernetes apiserver answers an error with (or one made up from the HTTP status). */
@@ -75,10 +97,14 @@ export const clusterProxyPrefix = (cluster: string) => `/apis/cluster.karmada.io
 export class FleetClient {
   private readonly server: URL;
 
-  /** `prefix` is put before every path: the cluster proxy of one member, or nothing for the host itself. */
+  /**
+   * `prefix` is put before every path: the cluster proxy of one member, or nothing for the host itself.
+   * `timeoutMs` bounds each request (`--request-timeout`; 0: none).
+   */
   constructor(
     private readonly kc: KubeConfig,
     readonly prefix = '',
+    readonly timeoutMs = 0,
   ) {
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new Error('--kubeconfig: the kubeconfig has no current cluster; set current-context or pass --context');
@@ -87,7 +113,12 @@ export class FleetClient {
 
   /** The same credentials, reaching one member through the host's cluster proxy. */
   forCluster(name: string): FleetClient {
-    return new FleetClient(this.kc, clusterProxyPrefix(name));
+    return new FleetClient(this.kc, clusterProxyPrefix(name), this.timeoutMs);
+  }
+
+  /** The same credentials and timeout under another path prefix: `''` is the host itself. */
+  withPrefix(prefix: string): FleetClient {
+    return new FleetClient(this.kc, prefix, this.timeoutMs);
   }
 
   /** The full URL of a path (the server's own path, e.g. a kubeconfig pointing at a proxy, is kept). */
@@ -117,9 +148,30 @@ export class FleetClient {
     const url = this.url(path, opts.query);
     const o = await this.requestOptions(method, url, opts.accept);
     logV(6, `${method} ${url.href}`);
+    // A member that accepts the connection and never answers (a frozen apiserver) would hold the command
+    // forever: the deadline destroys the request, and a body being read, with a RequestTimeoutError.
+    const ms = this.timeoutMs;
     return new Promise((resolve, reject) => {
-      const req = (o.protocol === 'http:' ? httpRequest : httpsRequest)({ ...o, signal: opts.signal }, resolve);
-      req.on('error', reject);
+      let timer: NodeJS.Timeout | undefined;
+      let response: IncomingMessage | undefined;
+      const req = (o.protocol === 'http:' ? httpRequest : httpsRequest)({ ...o, signal: opts.signal }, (res) => {
+        response = res;
+        if (timer && !opts.whole) clearTimeout(timer);
+        else if (timer) res.once('close', () => clearTimeout(timer));
+        resolve(res);
+      });
+      if (ms > 0) {
+        timer = setTimeout(() => {
+          const e = new RequestTimeoutError(method, `${url.pathname}${url.search}`, ms);
+          response?.destroy(e);
+          req.destroy(e);
+        }, ms);
+        timer.unref();
+      }
+      req.on('error', (e) => {
+        clearTimeout(timer);
+        reject(e);
+      });
       req.end();
     });
   }
@@ -129,12 +181,39 @@ export class FleetClient {
     const res = await this.open('GET', path, opts);
     const code = res.statusCode ?? 0;
     if (code >= 200 && code < 300) return res;
-    throw new ServerError(statusOf(code, await readBody(res)));
+    const status = statusOf(code, await readBody(res));
+    if (code === 404) {
+      const missing = await this.unregisteredApiService(`${this.prefix}${path}`);
+      if (missing) throw new Error(missing);
+    }
+    throw new ServerError(status);
+  }
+
+  /**
+   * Why a 404 of the cluster proxy or of karmada-search is no answer from a member at all: their
+   * group-version's APIService is the CRD's own (Local), so the host itself answers every such path with
+   * NotFound while `get clusters` lists the Cluster. Undefined when the path is neither, the APIService
+   * routes to a server, or it cannot be read.
+   */
+  private async unregisteredApiService(fullPath: string): Promise<string | undefined> {
+    const name = /^\/apis\/cluster\.karmada\.io\/v1alpha1\/clusters\/[^/]+\/proxy(\/|$)/.test(fullPath)
+      ? 'v1alpha1.cluster.karmada.io'
+      : /^\/apis\/search\.karmada\.io\/v1alpha1\/(search|proxying)\//.test(fullPath)
+        ? 'v1alpha1.search.karmada.io'
+        : undefined;
+    if (!name) return undefined;
+    try {
+      const s = await this.withPrefix('').get<{ spec?: { service?: unknown } }>(`/apis/apiregistration.k8s.io/v1/apiservices/${name}`);
+      if (s.spec?.service) return undefined;
+    } catch {
+      return undefined;
+    }
+    return `the aggregated API server is not registered: APIService ${name} is served by the host itself (the CRD's, Local), which has no ${name.includes('cluster') ? 'clusters/{name}/proxy' : 'search API'}; install it as deploy/aggregated-api/README.md says, or run the controller with --aggregated-apiserver`;
   }
 
   /** GET a JSON document. */
   async get<T = any>(path: string, opts: OpenOptions = {}): Promise<T> {
-    const res = await this.stream(path, opts);
+    const res = await this.stream(path, { ...opts, whole: true });
     const text = await readBody(res);
     return (text ? JSON.parse(text) : undefined) as T;
   }

@@ -8,11 +8,14 @@ import { InputError } from '../../io/documents.js';
 import { loadKubeConfig } from '../kubeconfig.js';
 import { FleetClient, ServerError } from './client.js';
 import { errorMessage } from '../../json/error.js';
+import { addRequestTimeoutFlag, DefaultFleetRequestTimeout, parseRequestTimeout } from '../client-flags.js';
 
 export interface HostFlags {
   kubeconfig?: string;
   context?: string;
   namespace?: string;
+  /** `--request-timeout` (kubectl's format); every fleet command has it. */
+  requestTimeout?: string;
 }
 
 export function addHostFlags(cmd: Command, withNamespace = true): Command {
@@ -20,7 +23,7 @@ export function addHostFlags(cmd: Command, withNamespace = true): Command {
     .option('--kubeconfig <file>', 'the host kubeconfig (default $KUBECONFIG, then ~/.kube/config)')
     .option('--context <name>', 'the kubeconfig context to use instead of its current-context');
   if (withNamespace) cmd.option('-n, --namespace <ns>', "the namespace (default the context's namespace, else default)");
-  return cmd;
+  return addRequestTimeoutFlag(cmd);
 }
 
 export interface Host {
@@ -32,7 +35,8 @@ export interface Host {
 export async function connectHost(flags: HostFlags): Promise<Host> {
   const kc = await loadKubeConfig(flags.kubeconfig, flags.context);
   const contextNs = kc.getContextObject(kc.getCurrentContext())?.namespace;
-  return { client: new FleetClient(kc), namespace: flags.namespace ?? (contextNs || 'default') };
+  const timeout = parseRequestTimeout(flags.requestTimeout ?? DefaultFleetRequestTimeout);
+  return { client: new FleetClient(kc, '', timeout), namespace: flags.namespace ?? (contextNs || 'default') };
 }
 
 /** How a failure that is not a usage error is printed. */

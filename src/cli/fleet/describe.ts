@@ -43,25 +43,33 @@ export async function loadDescription(host: FleetClient, resource: ResourceInfo,
     if (isNotFound(e)) return undefined;
     throw e;
   });
-  let works: Obj[] = [];
-  const idLabel = resource.namespaced ? ResourceBindingPermanentIDLabel : ClusterResourceBindingPermanentIDLabel;
-  const id = binding?.metadata?.labels?.[idLabel];
-  if (id) {
-    const list = await host.get<{ items?: Obj[] }>('/apis/work.karmada.io/v1alpha1/works', { query: { labelSelector: `${idLabel}=${id}` } });
-    works = (list.items ?? []).map((w) => ({ ...w, kind: 'Work' }));
-  }
+  const works = binding ? await worksOf(host, binding, resource.namespaced) : [];
   const involved = [{ ...template, kind: resource.kind }, ...(binding ? [{ ...binding, kind: resource.namespaced ? 'ResourceBinding' : 'ClusterResourceBinding' }] : []), ...works];
-  const eventLists = await Promise.all(
+  return { resource, template: { ...template, kind: resource.kind }, binding, works, events: await eventsOf(host, involved) };
+}
+
+/** The Works of a ResourceBinding (`namespaced`) or ClusterResourceBinding, by its permanent-id label. */
+export async function worksOf(host: FleetClient, binding: Obj, namespaced: boolean): Promise<Obj[]> {
+  const idLabel = namespaced ? ResourceBindingPermanentIDLabel : ClusterResourceBindingPermanentIDLabel;
+  const id = binding.metadata?.labels?.[idLabel];
+  if (!id) return [];
+  const list = await host.get<{ items?: Obj[] }>('/apis/work.karmada.io/v1alpha1/works', { query: { labelSelector: `${idLabel}=${id}` } });
+  return (list.items ?? []).map((w) => ({ ...w, kind: 'Work' }));
+}
+
+/** The host's events of the objects, by their uids. */
+export async function eventsOf(host: FleetClient, involved: readonly Obj[]): Promise<Obj[]> {
+  const lists = await Promise.all(
     involved
       .filter((o) => o.metadata?.uid)
       .map((o) => host.get<{ items?: Obj[] }>('/api/v1/events', { query: { fieldSelector: `involvedObject.uid=${o.metadata.uid}` } }).then((l) => l.items ?? [])),
   );
-  return { resource, template: { ...template, kind: resource.kind }, binding, works, events: eventLists.flat() };
+  return lists.flat();
 }
 
 const eventTime = (e: Obj): string => e.lastTimestamp || e.eventTime || e.firstTimestamp || e.metadata?.creationTimestamp || '';
 
-function labels(o: Obj): string {
+export function labels(o: Obj): string {
   const l = Object.entries((o.metadata?.labels ?? {}) as Record<string, string>);
   return l.length ? l.map(([k, v]) => `${k}=${v}`).join('\n               ') : '<none>';
 }
@@ -73,7 +81,7 @@ function policyOf(o: Obj): string {
   return '<none>';
 }
 
-const indent = (text: string, by: string) =>
+export const indent = (text: string, by: string) =>
   text
     .split('\n')
     .filter((l, i, all) => l || i < all.length - 1)
@@ -97,47 +105,52 @@ export function renderDescription(d: Description, now: Date): string {
   if (!b) {
     out += `Binding:       <none> (no PropagationPolicy or ClusterPropagationPolicy has claimed it yet)\n`;
   } else {
-    const spec = (b.spec ?? {}) as Obj;
     const kind = d.resource.namespaced ? 'ResourceBinding' : 'ClusterResourceBinding';
     out += `${'Binding:'.padEnd(15)}${kind} ${b.metadata?.namespace ? `${b.metadata.namespace}/` : ''}${b.metadata?.name}\n`;
-    if (spec.replicas !== undefined) out += `${'Replicas:'.padEnd(15)}${spec.replicas}\n`;
-    const aggregated = new Map<string, Obj>(((b.status?.aggregatedStatus ?? []) as Obj[]).map((s) => [String(s.clusterName), s]));
-    const workOf = new Map<string, Obj>(d.works.map((w) => [clusterOfWork(w), w]));
-    const clusters = ((spec.clusters ?? []) as Obj[]).map((c) => String(c.name));
-    for (const name of [...aggregated.keys(), ...workOf.keys()]) if (!clusters.includes(name)) clusters.push(name);
-    const replicas = new Map<string, unknown>(((spec.clusters ?? []) as Obj[]).map((c) => [String(c.name), c.replicas]));
-    out += 'Clusters:\n';
-    if (clusters.length === 0) out += '  <none> (not scheduled yet)\n';
-    else {
-      const rows = clusters.map((c) => {
-        const s = aggregated.get(c);
-        const w = workOf.get(c);
-        return [c, replicas.get(c) === undefined ? '-' : String(replicas.get(c)), s?.applied === undefined ? '<unknown>' : s.applied ? 'True' : 'False', s?.health ?? '<unknown>', w ? `${w.metadata?.namespace}/${w.metadata?.name}` : '<none>'];
-      });
-      out += indent(formatTable([['CLUSTER', 'REPLICAS', 'APPLIED', 'HEALTH', 'WORK'], ...rows]), '  ');
-    }
-    const problems = [...aggregated.values()].filter((s) => s.appliedMessage);
-    for (const s of problems) out += `  ${s.clusterName}: ${s.appliedMessage}\n`;
-    const withStatus = [...aggregated.values()].filter((s) => s.status && Object.keys(s.status).length);
-    if (withStatus.length) {
-      out += 'Status by cluster:\n';
-      for (const s of withStatus) out += `  ${s.clusterName}:\n` + indent(stringify(s.status, { lineWidth: 0 }), '    ');
-    }
-    out += 'Conditions:\n' + conditionsTable((b.status?.conditions ?? []) as Obj[], now);
-  }
-  if (b) {
-    out += 'Works:\n';
-    out += d.works.length
-      ? indent(formatTable([['NAMESPACE', 'NAME', 'APPLIED', 'AGE'], ...d.works.map((w) => [String(w.metadata?.namespace), String(w.metadata?.name), conditionStatus(w, 'Applied'), ageOf(w.metadata?.creationTimestamp, now)])]), '  ')
-      : '  <none>\n';
-    const failing = d.works.flatMap((w) => ((w.status?.conditions ?? []) as Obj[]).filter((c) => c.type === 'Applied' && c.status !== 'True').map((c) => `  ${w.metadata?.namespace}/${w.metadata?.name}: ${c.reason ?? ''}${c.message ? `: ${c.message}` : ''}`));
-    if (failing.length) out += failing.join('\n') + '\n';
+    out += bindingSections(b, d.works, now);
   }
   return out + eventsSection(d.events, now, true);
 }
 
+/** A binding's placement and per-cluster state, conditions and Works: the template's view and `describe rb` share it. */
+export function bindingSections(b: Obj, works: readonly Obj[], now: Date): string {
+  let out = '';
+  const spec = (b.spec ?? {}) as Obj;
+  if (spec.replicas !== undefined) out += `${'Replicas:'.padEnd(15)}${spec.replicas}\n`;
+  const aggregated = new Map<string, Obj>(((b.status?.aggregatedStatus ?? []) as Obj[]).map((s) => [String(s.clusterName), s]));
+  const workOf = new Map<string, Obj>(works.map((w) => [clusterOfWork(w), w]));
+  const clusters = ((spec.clusters ?? []) as Obj[]).map((c) => String(c.name));
+  for (const name of [...aggregated.keys(), ...workOf.keys()]) if (!clusters.includes(name)) clusters.push(name);
+  const replicas = new Map<string, unknown>(((spec.clusters ?? []) as Obj[]).map((c) => [String(c.name), c.replicas]));
+  out += 'Clusters:\n';
+  if (clusters.length === 0) out += '  <none> (not scheduled yet)\n';
+  else {
+    const rows = clusters.map((c) => {
+      const s = aggregated.get(c);
+      const w = workOf.get(c);
+      return [c, replicas.get(c) === undefined ? '-' : String(replicas.get(c)), s?.applied === undefined ? '<unknown>' : s.applied ? 'True' : 'False', s?.health ?? '<unknown>', w ? `${w.metadata?.namespace}/${w.metadata?.name}` : '<none>'];
+    });
+    out += indent(formatTable([['CLUSTER', 'REPLICAS', 'APPLIED', 'HEALTH', 'WORK'], ...rows]), '  ');
+  }
+  const problems = [...aggregated.values()].filter((s) => s.appliedMessage);
+  for (const s of problems) out += `  ${s.clusterName}: ${s.appliedMessage}\n`;
+  const withStatus = [...aggregated.values()].filter((s) => s.status && Object.keys(s.status).length);
+  if (withStatus.length) {
+    out += 'Status by cluster:\n';
+    for (const s of withStatus) out += `  ${s.clusterName}:\n` + indent(stringify(s.status, { lineWidth: 0 }), '    ');
+  }
+  out += 'Conditions:\n' + conditionsTable((b.status?.conditions ?? []) as Obj[], now);
+  out += 'Works:\n';
+  out += works.length
+    ? indent(formatTable([['NAMESPACE', 'NAME', 'APPLIED', 'AGE'], ...works.map((w) => [String(w.metadata?.namespace), String(w.metadata?.name), conditionStatus(w, 'Applied'), ageOf(w.metadata?.creationTimestamp, now)])]), '  ')
+    : '  <none>\n';
+  const failing = works.flatMap((w) => ((w.status?.conditions ?? []) as Obj[]).filter((c) => c.type === 'Applied' && c.status !== 'True').map((c) => `  ${w.metadata?.namespace}/${w.metadata?.name}: ${c.reason ?? ''}${c.message ? `: ${c.message}` : ''}`));
+  if (failing.length) out += failing.join('\n') + '\n';
+  return out;
+}
+
 /** `Events:` and its table, oldest first; `withObject` adds the OBJECT column (the view spans several objects). */
-function eventsSection(list: readonly Obj[], now: Date, withObject: boolean): string {
+export function eventsSection(list: readonly Obj[], now: Date, withObject: boolean): string {
   const events = [...list].sort((x, y) => eventTime(x).localeCompare(eventTime(y)));
   if (events.length === 0) return 'Events:  <none>\n';
   const rows = events.map((e) => [
@@ -187,7 +200,7 @@ export function fieldLabel(key: string): string {
 }
 
 /** A value as kubectl's generic describer nests it: `Label:  scalar`, maps and lists indented below their label. */
-function genericLines(value: unknown, depth: number, out: string[]): void {
+export function genericLines(value: unknown, depth: number, out: string[]): void {
   const pad = '  '.repeat(depth);
   if (Array.isArray(value)) {
     for (const item of value) {
@@ -246,7 +259,7 @@ function clusterOfWork(w: Obj): string {
   }
 }
 
-function conditionsTable(conditions: Obj[], now: Date): string {
+export function conditionsTable(conditions: Obj[], now: Date): string {
   if (conditions.length === 0) return '  <none>\n';
   const rows = conditions.map((c) => [String(c.type ?? ''), String(c.status ?? ''), String(c.reason ?? ''), ageOf(c.lastTransitionTime, now), String(c.message ?? '')]);
   return indent(formatTable([['TYPE', 'STATUS', 'REASON', 'AGE', 'MESSAGE'], ...rows]), '  ');

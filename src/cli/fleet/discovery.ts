@@ -59,15 +59,19 @@ const info = (group: string, version: string, x: DiscoveredResource): Discovered
   aliases: [x.name, x.singularName || x.kind, x.kind, ...(x.shortNames ?? [])].map((a) => a.toLowerCase()),
 });
 
-/** The preferred (first) version of each group of an aggregated discovery answer. */
+/**
+ * Every version of each group of an aggregated discovery answer, the preferred (first) one first: a
+ * resource the preferred version lacks is found in the next (work.karmada.io's Works are v1alpha1 only
+ * while its bindings prefer v1alpha2), as kubectl's REST mapper finds it.
+ */
 function fromAggregated(list: AggregatedList): DiscoveredInfo[] {
-  return (list.items ?? []).flatMap((g) => {
-    const v = g.versions?.[0];
-    if (!v) return [];
-    return (v.resources ?? []).map((r) =>
-      info(g.metadata?.name ?? '', v.version, { name: r.resource, singularName: r.singularResource, namespaced: r.scope === 'Namespaced', kind: r.responseKind?.kind ?? '', verbs: r.verbs, shortNames: r.shortNames }),
-    );
-  });
+  return (list.items ?? []).flatMap((g) =>
+    (g.versions ?? []).flatMap((v) =>
+      (v.resources ?? []).map((r) =>
+        info(g.metadata?.name ?? '', v.version, { name: r.resource, singularName: r.singularResource, namespaced: r.scope === 'Namespaced', kind: r.responseKind?.kind ?? '', verbs: r.verbs, shortNames: r.shortNames }),
+      ),
+    ),
+  );
 }
 
 /**
@@ -75,13 +79,26 @@ function fromAggregated(list: AggregatedList): DiscoveredInfo[] {
  * lists the groups). Two requests where the server has aggregated discovery: through the cluster proxy
  * every request is a round trip through the host, so one per group would make `get` slow.
  */
-export async function discover(client: FleetClient): Promise<DiscoveredInfo[]> {
+export function discover(client: FleetClient): Promise<DiscoveredInfo[]> {
+  // get asks the host's discovery to place host kinds, and again as one of its sources: one round trip
+  let known = discovered.get(client);
+  if (!known) discovered.set(client, (known = discoverOnce(client)));
+  return known;
+}
+
+const discovered = new WeakMap<FleetClient, Promise<DiscoveredInfo[]>>();
+
+/** Karmada's own API groups (`cluster.karmada.io`, `policy.karmada.io`, `work.karmada.io`, ...): served by the control plane only. */
+export const isKarmadaGroup = (group: string): boolean => group === 'karmada.io' || group.endsWith('.karmada.io');
+
+async function discoverOnce(client: FleetClient): Promise<DiscoveredInfo[]> {
   const [core, groups] = await Promise.all([client.get<AggregatedList & { versions?: string[] }>('/api', { accept: AGGREGATED_ACCEPT }), client.get<AggregatedList & LegacyGroups>('/apis', { accept: AGGREGATED_ACCEPT })]);
   if (core.kind === 'APIGroupDiscoveryList' && groups.kind === 'APIGroupDiscoveryList') return [...fromAggregated(core), ...fromAggregated(groups)];
   const gvs: Array<{ group: string; version: string }> = (core.versions ?? []).slice(0, 1).map((version) => ({ group: '', version }));
   for (const g of groups.groups ?? []) {
-    const version = g.preferredVersion?.version ?? g.versions?.[0]?.version;
-    if (version) gvs.push({ group: g.name, version });
+    const preferred = g.preferredVersion?.version ?? g.versions?.[0]?.version;
+    const versions = [...new Set([preferred, ...(g.versions ?? []).map((v) => v.version)])].filter((v): v is string => !!v);
+    for (const version of versions) gvs.push({ group: g.name, version });
   }
   // A group whose discovery fails (an aggregated API that is down) leaves only its own resources out, as kubectl.
   const lists = await Promise.all(

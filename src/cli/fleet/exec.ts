@@ -5,7 +5,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import WebSocket from 'ws';
-import { readBody, ServerError, statusOf, type FleetClient, type Query } from './client.js';
+import { readBody, RequestTimeoutError, ServerError, statusOf, type FleetClient, type Query } from './client.js';
 
 export const EXEC_PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io'] as const;
 
@@ -49,6 +49,8 @@ export async function execInPod(client: FleetClient, path: string, query: Query,
     key: o.key,
     rejectUnauthorized: o.rejectUnauthorized,
     headers: o.headers as Record<string, string>,
+    // --request-timeout bounds the upgrade, not the command: a shell may run for hours.
+    handshakeTimeout: client.timeoutMs > 0 ? client.timeoutMs : undefined,
   });
   return new Promise((resolve, reject) => {
     let status: Parameters<typeof exitOf>[0];
@@ -63,7 +65,9 @@ export async function execInPod(client: FleetClient, path: string, query: Query,
     });
     ws.on('error', (e) => {
       done();
-      reject(e);
+      // ws's own words for it ("Opening handshake has timed out") told as every other request's timeout
+      const timedOut = client.timeoutMs > 0 && ws.readyState !== WebSocket.OPEN && /handshake has timed out/i.test(e.message);
+      reject(timedOut ? new RequestTimeoutError('GET', `${url.pathname}${url.search}`, client.timeoutMs) : e);
     });
     ws.on('open', () => {
       const v5 = ws.protocol === EXEC_PROTOCOLS[0];

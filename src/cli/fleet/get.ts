@@ -5,14 +5,16 @@
  * A member that fails is reported and the others are still printed.
  */
 import { executeJsonPath } from '../jsonpath.js';
-import { asList, printObjects, toJson, toYaml, type KubeObject, type Output } from '../output.js';
+import { CacheSourceAnnotation } from '../../api/constants.js';
+import { asList, objectName, printObjects, toJson, toYaml, type KubeObject, type Output } from '../output.js';
 import { readWatchEvents } from '../../kube/rest.js';
 import { ServerError, type FleetClient, type Query } from './client.js';
 import { errorLine } from './command.js';
-import { apiVersionOf, discover, qualifiedResource, resolveResource, resourcePath, type ResourceInfo } from './discovery.js';
+import { apiVersionOf, discover, isKarmadaGroup, qualifiedResource, resolveResource, resourcePath, type DiscoveredInfo, type ResourceInfo } from './discovery.js';
 import type { Source } from './sources.js';
-import { alignedRow, columnWidths, renderTable, TABLE_ACCEPT, tableHeader, tableRow, type ServerTable, type SourcedRow, type TableShape } from './table.js';
+import { alignedRow, columnWidths, CONTROL_PLANE, renderTable, TABLE_ACCEPT, tableHeader, tableRow, type ServerTable, type SourcedRow, type TableShape } from './table.js';
 import { errorMessage } from '../../json/error.js';
+import { resourceKey } from '../../search/registry.js';
 
 export interface Target {
   type: string;
@@ -71,6 +73,8 @@ interface Group {
 interface Collected {
   groups: Map<string, Group>;
   errors: string[];
+  /** What was left out on purpose (a Pull cluster's type the search cache does not hold): printed, not a failure. */
+  warnings: string[];
   /** `deployments.apps "web"` asked of a source that does not have it. */
   missing: Set<string>;
   found: Set<string>;
@@ -80,12 +84,49 @@ const CHUNK = 500;
 
 const memberError = (s: Source, e: unknown) => (s.member ? `error: cluster(${s.cluster}): ${e instanceof ServerError ? e.status.message : errorMessage(e)}` : errorLine(e));
 
-/** A list item gets the apiVersion and kind its List left off, as kubectl prints them. */
-function withKind(o: Obj, info: ResourceInfo): Obj {
-  return { apiVersion: apiVersionOf(info), kind: info.kind, ...o };
+/**
+ * A list item gets the apiVersion and kind its List left off, as kubectl prints them; a member's object
+ * the annotation karmada-search puts on every object it returns, `resource.karmada.io/cached-from-cluster:
+ * <member>`, so that -o json|yaml, jsonpath and custom-columns can tell where each came from.
+ */
+function withKind(o: Obj, info: ResourceInfo, s: Source): Obj {
+  const out: Obj = { apiVersion: apiVersionOf(info), kind: info.kind, ...o };
+  if (s.member) {
+    const md: Record<string, any> = { ...out.metadata };
+    md.annotations = { ...md.annotations, [CacheSourceAnnotation]: s.cluster };
+    out.metadata = md;
+  }
+  return out;
 }
 
-async function fromSource(s: Source, req: GetRequest, human: boolean, out: Collected): Promise<void> {
+/** The member an object was read from (the annotation of withKind), undefined for the host's. */
+const clusterOf = (o: Obj): string | undefined => (o.metadata as { annotations?: Record<string, string> } | undefined)?.annotations?.[CacheSourceAnnotation];
+
+/** `-o name` as kubectl prints it, a member's object prefixed with its cluster: `member1/deployment.apps/web`. */
+const nameLine = (o: Obj): string => `${clusterOf(o) ? `${clusterOf(o)}/` : ''}${objectName(o)}\n`;
+
+/** Each target's resource by the source's discovery; what does not resolve (or no discovery at all) is an error of the source. */
+async function resolveTargets(s: Source, targets: readonly Target[], out: Collected): Promise<Array<{ t: Target; info: ResourceInfo }>> {
+  let resources: DiscoveredInfo[];
+  try {
+    resources = await discover(s.client);
+  } catch (e) {
+    out.errors.push(memberError(s, e));
+    return [];
+  }
+  return targets.flatMap((t) => {
+    try {
+      return [{ t, info: resolveResource(resources, t.type) }];
+    } catch (e) {
+      out.errors.push(memberError(s, e));
+      return [];
+    }
+  });
+}
+
+async function fromSource(s: Source, targets: readonly Target[], req: GetRequest, human: boolean, out: Collected): Promise<void> {
+  if (targets.length === 0) return;
+  if (s.cached) return fromCache(s, s.cached, targets, req, human, out);
   if (s.member) {
     try {
       await s.client.get('/api');
@@ -94,23 +135,9 @@ async function fromSource(s: Source, req: GetRequest, human: boolean, out: Colle
       return;
     }
   }
-  let resources;
-  try {
-    resources = await discover(s.client);
-  } catch (e) {
-    out.errors.push(memberError(s, e));
-    return;
-  }
   const accept = human ? TABLE_ACCEPT : 'application/json';
   const ns = req.allNamespaces ? undefined : req.namespace;
-  for (const t of req.targets) {
-    let info: ResourceInfo;
-    try {
-      info = resolveResource(resources, t.type);
-    } catch (e) {
-      out.errors.push(memberError(s, e));
-      continue;
-    }
+  for (const { t, info } of await resolveTargets(s, targets, out)) {
     const key = qualifiedResource(info);
     let g = out.groups.get(key);
     if (!g) out.groups.set(key, (g = { info, rows: [], objects: [], lists: [] }));
@@ -119,8 +146,8 @@ async function fromSource(s: Source, req: GetRequest, human: boolean, out: Colle
         const table = answer as ServerTable;
         if (!g.table?.columnDefinitions?.length) g.table = table;
         for (const row of table.rows ?? []) g.rows.push({ cluster: s.cluster, row });
-      } else if (Array.isArray(answer.items)) g.objects.push(...(answer.items as Obj[]).map((o) => withKind(o, info)));
-      else g.objects.push(withKind(answer, info));
+      } else if (Array.isArray(answer.items)) g.objects.push(...(answer.items as Obj[]).map((o) => withKind(o, info, s)));
+      else g.objects.push(withKind(answer, info, s));
     };
     // A watch of named objects lists them by field selector, so it has a list's resourceVersion to start from.
     if (t.names.length && !req.watch) {
@@ -154,6 +181,91 @@ async function fromSource(s: Source, req: GetRequest, human: boolean, out: Colle
   }
 }
 
+/**
+ * Which source is asked for which type. Karmada's own kinds (clusters, policies, bindings, Works: every
+ * `*.karmada.io` group, as the host's discovery resolves the argument) exist on the control plane only:
+ * they are read from the host, whatever the scope, and never asked of a member, which would only answer
+ * "the server doesn't have a resource type" once per member. Everything else goes to every source.
+ */
+async function placeTargets(sources: readonly Source[], targets: readonly Target[]): Promise<Array<{ source: Source; targets: readonly Target[] }>> {
+  const host = sources.find((s) => !s.member) ?? { cluster: CONTROL_PLANE, client: sources[0]!.client.withPrefix(''), member: false };
+  let hostTypes = new Set<string>();
+  try {
+    const resources = await discover(host.client);
+    hostTypes = new Set(targets.filter((t) => isKarmadaHosted(resources, t.type)).map((t) => t.type));
+  } catch {
+    // the host's discovery failing is reported by the host as a source, or by every member's own answer
+  }
+  const plan = sources.map((source) => ({ source, targets: source.member ? targets.filter((t) => !hostTypes.has(t.type)) : targets }));
+  if (hostTypes.size && !sources.includes(host)) plan.unshift({ source: host, targets: targets.filter((t) => hostTypes.has(t.type)) });
+  return plan;
+}
+
+function isKarmadaHosted(resources: readonly DiscoveredInfo[], type: string): boolean {
+  try {
+    return isKarmadaGroup(resolveResource(resources, type).group);
+  } catch {
+    return false;
+  }
+}
+
+/** karmada-search's cache on the host: `/search/cache/<the native path>` lists every cached cluster's objects. */
+const SEARCH_CACHE = '/apis/search.karmada.io/v1alpha1/search/cache';
+
+/**
+ * A Pull cluster the cluster proxy cannot reach, read through karmada-search's cache where a
+ * ResourceRegistry caches the type of it: the cache's answer (every cached cluster's objects, each with
+ * the cached-from-cluster annotation) narrowed to this cluster. Its Table has the cache's own columns
+ * (NAME, CREATED AT), so its rows are a table of their own. A type not cached is a named warning.
+ */
+async function fromCache(s: Source, cached: ReadonlySet<string>, targets: readonly Target[], req: GetRequest, human: boolean, out: Collected): Promise<void> {
+  const ns = req.allNamespaces ? undefined : req.namespace;
+  for (const { t, info } of await resolveTargets(s, targets, out)) {
+    const key = qualifiedResource(info);
+    const why = `cluster(${s.cluster}) is a Pull cluster with no spec.apiEndpoint, which the cluster proxy cannot reach`;
+    if (!cached.has(resourceKey(apiVersionOf(info), info.kind))) {
+      out.warnings.push(`warning: ${why}, and no ResourceRegistry caches its ${key}: skipped`);
+      continue;
+    }
+    if (req.watch) {
+      out.warnings.push(`warning: ${why}: its ${key} are read from karmada-search's cache, which this command does not watch: skipped`);
+      continue;
+    }
+    const gkey = `${key} (cache)`;
+    let g = out.groups.get(gkey);
+    if (!g) out.groups.set(gkey, (g = { info, rows: [], objects: [], lists: [] }));
+    for (const name of t.names.length ? t.names : [undefined]) {
+      const fieldSelector = [req.fieldSelector, ...(name !== undefined ? [`metadata.name=${name}`] : [])].filter(Boolean).join(',') || undefined;
+      let seen = 0;
+      try {
+        let cont: string | undefined;
+        do {
+          const page = await s.client.get<Obj>(SEARCH_CACHE + resourcePath(info, name !== undefined ? (ns ?? req.namespace) : ns), {
+            accept: human ? TABLE_ACCEPT : 'application/json',
+            query: { labelSelector: req.selector, fieldSelector, limit: CHUNK, continue: cont },
+          });
+          if (page.kind === 'Table') {
+            const table = page as ServerTable;
+            g.table ??= table;
+            const rows = (table.rows ?? []).filter((r) => clusterOf({ ...r.object }) === s.cluster);
+            g.rows.push(...rows.map((row) => ({ cluster: s.cluster, row })));
+            seen += rows.length;
+          } else {
+            const objects = ((page.items ?? []) as Obj[]).filter((o) => clusterOf(o) === s.cluster);
+            g.objects.push(...objects.map((o) => withKind(o, info, s)));
+            seen += objects.length;
+          }
+          cont = (page as ServerTable).metadata?.continue || undefined;
+        } while (cont);
+      } catch (e) {
+        out.errors.push(memberError(s, e));
+        continue;
+      }
+      if (name !== undefined) (seen ? out.found : out.missing).add(`${key} "${name}"`);
+    }
+  }
+}
+
 function shapeOf(g: Group, req: GetRequest, several: boolean): TableShape {
   return {
     columns: g.table?.columnDefinitions ?? [{ name: 'Name' }],
@@ -171,6 +283,7 @@ function printStructured(objects: Obj[], out: Output, single: boolean): string {
   if (out.format === 'json') return toJson(doc);
   if (out.format === 'yaml') return toYaml(doc);
   if (out.format === 'jsonpath') return executeJsonPath(out.template, doc);
+  if (out.format === 'name') return objects.map(nameLine).join('');
   return printObjects(objects, out);
 }
 
@@ -190,18 +303,20 @@ export async function runGet(sources: readonly Source[], req: GetRequest, io: Ge
     return 0;
   }
   const human = req.output === undefined;
-  const collected = () => ({ groups: new Map(), errors: [], missing: new Set(), found: new Set() }) as Collected;
+  const collected = () => ({ groups: new Map(), errors: [], warnings: [], missing: new Set(), found: new Set() }) as Collected;
+  const plan = await placeTargets(sources, req.targets);
   // Each source collects on its own, concurrently; they are merged in source order so the output does not depend on who answered first.
   const each = await Promise.all(
-    sources.map(async (s) => {
+    plan.map(async ({ source, targets }) => {
       const c = collected();
-      await fromSource(s, req, human, c);
+      await fromSource(source, targets, req, human, c);
       return c;
     }),
   );
   const out = collected();
   for (const c of each) {
     out.errors.push(...c.errors);
+    out.warnings.push(...c.warnings);
     c.missing.forEach((m) => out.missing.add(m));
     c.found.forEach((m) => out.found.add(m));
     for (const [key, g] of c.groups) {
@@ -229,7 +344,7 @@ export async function runGet(sources: readonly Source[], req: GetRequest, io: Ge
       if (objects.length || (documents && !single)) printed.push(printStructured(objects, req.output!, single));
     }
   }
-  for (const e of out.errors) io.error(e + '\n');
+  for (const e of [...out.warnings, ...out.errors]) io.error(e + '\n');
   if (req.watch) return (await watchGroups(groups[0], req, human, io, out.errors.length > 0)) || (out.errors.length ? 1 : 0);
   if (printed.length) io.write(printed.join('\n'));
   else if (out.errors.length === 0 && !req.targets.some((t) => t.names.length)) io.error(req.allNamespaces || !groups.every((g) => g.info.namespaced) ? 'No resources found\n' : `No resources found in ${req.namespace} namespace.\n`);
@@ -270,7 +385,7 @@ async function watchGroups(g: Group | undefined, req: GetRequest, human: boolean
             code = 1;
           } else if (type === 'BOOKMARK') return;
           else if (human) for (const row of (object as ServerTable).rows ?? []) printRow({ cluster: source.cluster, row }, type);
-          else printObject(withKind(object, info));
+          else printObject(withKind(object, info, source));
         });
       } catch (e) {
         if (io.signal?.aborted) return;
