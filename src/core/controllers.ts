@@ -28,7 +28,7 @@ import { EVICTION, reconcileGracefulEviction } from './eviction.js';
 import { EXECUTION, reconcileWork } from './execution.js';
 import { FAILOVER, reconcileApplicationFailover } from './failover.js';
 import { INTERPRETER_HEALTH, reconcileInterpreterHealth } from './interpreter-health.js';
-import { CLUSTER, COP, CPP, CRB, CTP, is, isBinding, isIgnoredNamespace, isPolicy, isTemplateType, NAMESPACE, OP, PP, policyType, RB, RIC, WORK, WORKLOAD_REBALANCER, type Policy } from './kinds.js';
+import { CLUSTER, COP, CPP, CRB, CTP, is, isBinding, isIgnoredNamespace, isPolicy, isTemplateType, NAMESPACE, OP, PP, policyType, RB, RIC, WORK, WORKLOAD_REBALANCER, type Binding, type Policy } from './kinds.js';
 import { NAMESPACE_SYNC, namespaceKey, namespaceShouldBeSynced, reconcileNamespace } from './namespace.js';
 import { deepEqual, deepEqualExcept } from '../json/value.js';
 import { findCondition, lastOf, refKey, refOf, type KObject } from './object.js';
@@ -179,6 +179,15 @@ function allBindings(reader: ObjectReader): string[] {
   return [...reader.list(RB), ...reader.list(CRB)].map(key);
 }
 
+/** The bindings whose owner reference names this template (a namespaced template's are in its namespace). */
+function bindingsOwnedBy(template: KObject, reader: ObjectReader): Binding[] {
+  const uid = template.metadata.uid;
+  if (!uid) return [];
+  const ns = template.metadata.namespace;
+  const candidates: Binding[] = ns === undefined ? reader.list(CRB) : reader.list(RB, { namespace: ns });
+  return candidates.filter((b) => (b.metadata.ownerReferences ?? []).some((o) => o.uid === uid));
+}
+
 /** Karmada's --controllers: `*` is every controller, `-foo` removes one, a bare name adds one. */
 export function selectControllers(all: readonly ControllerSpec[], wanted: readonly string[]): ControllerSpec[] {
   const names = new Set(all.map((c) => c.name));
@@ -272,11 +281,14 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
     },
     {
       name: BINDING,
-      watches: (t, cluster) => cluster === undefined && (isBinding(t) || is(t, OP) || is(t, COP) || is(t, WORK)),
+      watches: (t, cluster) => cluster === undefined && (isBinding(t) || is(t, OP) || is(t, COP) || is(t, WORK) || isTemplateType(t)),
       reconcile: reconcileBinding,
       keysFor(c, reader) {
         if (c.cluster !== undefined) return [];
         if (isBinding(c.object)) return c.type !== 'DELETED' && (generationChanged(c) || rolloutRenderChanged(c)) ? [key(c.object)] : [];
+        // A deleted template's bindings go through the binding controller (templateGone), so a failed delete is
+        // retried like any reconcile; with no garbage collector on the host nothing else would take them.
+        if (isTemplateType(c.object)) return c.type === 'DELETED' ? bindingsOwnedBy(c.object, reader).map(key) : [];
         if (is(c.object, OP)) return reader.list(RB, { namespace: c.object.metadata.namespace }).map(key);
         if (is(c.object, COP)) return allBindings(reader);
         if (is(c.object, WORK) && c.type === 'DELETED') {

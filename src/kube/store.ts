@@ -455,27 +455,10 @@ export class KubeStore implements ObjectReader, AsyncWriter {
     }
     const ev: WatchEvent = { type: type as WatchEvent['type'], object: obj, old, cluster, origin: this.origin };
     for (const h of this.handlers) h(ev);
-    if (cluster === undefined && type === 'DELETED' && obj?.metadata?.uid) this.collectDependents(obj);
   }
 
   /**
-   * The garbage collector's part for the objects the controller owns: a deleted template takes its
-   * bindings with it. kube-controller-manager does the same where it runs; a second DELETE is a 404.
-   */
-  private collectDependents(owner: any): void {
-    const uid = owner.metadata.uid as string;
-    for (const t of [RB, CRB]) {
-      const inf = this.host.existing(t);
-      for (const b of inf?.list() ?? []) {
-        if (!(b.metadata?.ownerReferences ?? []).some((r: any) => r.uid === uid) || b.metadata.deletionTimestamp) continue;
-        void this.delete({ apiVersion: b.apiVersion ?? t.apiVersion, kind: b.kind ?? t.kind, namespace: b.metadata.namespace, name: b.metadata.name }, undefined, 'garbage-collector').catch((e) => {
-          if (!(e instanceof StoreError && e.code === 'NotFound')) this.log.warn('cannot delete a dependent', { kind: t.kind, name: b.metadata.name, err: (e as Error).message });
-        });
-      }
-    }
-  }
-
-  /** Starts informers for the kinds a policy's resourceSelectors name; each promise settles once that cache is filled. */
+   * The garbage collector's part for the objects the controller owns: a deleted template takes itache is filled. */
   private watchSelected(policy: any): Promise<void>[] {
     const out: Promise<void>[] = [];
     for (const s of (policy?.spec?.resourceSelectors ?? []) as Array<{ apiVersion?: string; kind?: string }>) {

@@ -3,7 +3,9 @@
 // starts a second control plane from the first one's objects minus the template, as a controller started
 // again finds them: no DELETED event ever comes for the template.
 import { describe, expect, it } from 'vitest';
-import { templateGone } from '../../src/core/binding.js';
+import { BINDING, templateGone } from '../../src/core/binding.js';
+import { coreControllers } from '../../src/core/controllers.js';
+import { refKey } from '../../src/core/object.js';
 import { CRB, RB, WORK } from '../../src/core/kinds.js';
 import type { KObject } from '../../src/core/object.js';
 import type { ReconcileContext } from '../../src/core/ports.js';
@@ -139,5 +141,20 @@ describe('templateGone', () => {
     expect(cp.get(CM)?.metadata.deletionTimestamp).toBeDefined();
     expect(templateGone(ctx(cp), binding(cp)!)).toBe(false);
     expect(cp.get(RB_REF)).toBeDefined();
+  });
+});
+
+describe('a template deleted while the controller runs', () => {
+  it('wakes the binding controller for the bindings it owns, so that a failed delete of them is retried like any reconcile', () => {
+    const cp = propagated();
+    const spec = coreControllers({ skippedPropagatingNamespaces: [] }).find((c) => c.name === BINDING)!;
+    const cm = cp.get(CM)!;
+    const cr = cp.get(CR)!;
+    expect(spec.keysFor({ type: 'DELETED', object: cm }, cp.store)).toEqual([refKey(RB_REF)]);
+    expect(spec.keysFor({ type: 'DELETED', object: cr }, cp.store)).toEqual([refKey(CRB_REF)]);
+    // Only deletions: a template's other changes are the detector's.
+    expect(spec.keysFor({ type: 'MODIFIED', object: cm, old: cm }, cp.store)).toEqual([]);
+    // Another object under the same name (another uid) owns nothing.
+    expect(spec.keysFor({ type: 'DELETED', object: { ...cm, metadata: { ...cm.metadata, uid: 'another' } } }, cp.store)).toEqual([]);
   });
 });
