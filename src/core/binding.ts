@@ -49,9 +49,9 @@ import type { ResourceBindingSpec, Work } from '../api/generated/types.js';
 import { flat, intern, uuidShaped } from '../json/strings.js';
 import { applyOverridePolicies, type AppliedOverrideItem } from './override.js';
 import { DETECTOR, detectorKey } from './detector.js';
-import { directlyPurgePending } from './eviction.js';
-import { emptyResult, ReaderNotReadyError, type CoreEvent, type EnqueueRequest, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
+import { emptyResult, ReaderNotReadyError, type CoreEvent, type EnqueueRequest, type ObjectReader, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
 import { pruneInPlace } from './prune.js';
+import { isClusterReady } from './execution.js';
 import { rolloutRender } from './rollout.js';
 import { takeByWeight } from '../scheduler/webster.js';
 
@@ -492,4 +492,27 @@ export function setManagedKeys(manifest: KObject): void {
   ann[ManagedAnnotationsAnnotation] = intern(Object.keys(ann).sort().join(','));
   ann[ManagedLabelsAnnotation] = intern(Object.keys(manifest.metadata.labels ?? {}).sort().join(','));
   manifest.metadata.annotations = ann;
+}
+
+/**
+ * Whether a Directly eviction still holds the binding's rendering (spec §3 step 3): one of its Works is left
+ * in a cluster a Directly task evicts, and that cluster is Ready, so the Work's deletion can go through.
+ * karmada-lite differs from Karmada here (README): a cluster that is not Ready deletes nothing (the execution
+ * controller keeps its Works until it is back), so Karmada's hold would keep the healthy clusters from the
+ * replicas the scheduler gave them for as long as the dead one stays down. Its Work, deleted already, goes
+ * (with the member copy) when it is Ready again.
+ */
+export function directlyPurgePending(reader: ObjectReader, b: Binding, works: readonly Work[]): boolean {
+  const directly = new Set(evictionTasksOf(b).filter((t) => normalizePurgeMode(t.purgeMode) === PurgeModeDirectly).map((t) => t.fromCluster));
+  if (!directly.size) return false;
+  for (const w of works) {
+    let cluster: string;
+    try {
+      cluster = clusterOfWork(w);
+    } catch {
+      continue;
+    }
+    if (directly.has(cluster) && isClusterReady(reader.get(CLUSTER, undefined, cluster))) return true;
+  }
+  return false;
 }

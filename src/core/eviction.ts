@@ -6,15 +6,13 @@
 import {
   CRBGracefulEvictionControllerName,
   EventReasonEvictWorkloadFromClusterSucceed,
-  PurgeModeDirectly,
   RBGracefulEvictionControllerName,
 } from '../api/constants.js';
-import type { ResourceBindingSpec, Work } from '../api/generated/types.js';
-import { clusterOfWork, evictionTasksOf, isClusterBinding, normalizePurgeMode } from './binding.js';
-import { isClusterReady } from './execution.js';
-import { bindingType, CLUSTER, type Binding } from './kinds.js';
+import type { ResourceBindingSpec } from '../api/generated/types.js';
+import { isClusterBinding } from './binding.js';
+import { bindingType } from './kinds.js';
 import { withMetaAndSpec, isTerminating, parseRefKey, parseTime, refOf, rfc3339 } from './object.js';
-import { emptyResult, type CoreEvent, type ObjectReader, type ReconcileContext, type ReconcileResult } from './ports.js';
+import { emptyResult, type CoreEvent, type ReconcileContext, type ReconcileResult } from './ports.js';
 
 export const EVICTION = 'graceful-eviction';
 
@@ -83,27 +81,4 @@ export function reconcileGracefulEviction(ctx: ReconcileContext, key: string): R
     }
   }
   return { writes: [{ op: 'update', object: next }], events, requeueAfterSeconds: requeue };
-}
-
-/**
- * Whether a Directly eviction still holds the binding's rendering (spec §3 step 3): one of its Works is left
- * in a cluster a Directly task evicts, and that cluster is Ready, so the Work's deletion can go through.
- * karmada-lite differs from Karmada here (README): a cluster that is not Ready deletes nothing (the execution
- * controller keeps its Works until it is back), so Karmada's hold would keep the healthy clusters from the
- * replicas the scheduler gave them for as long as the dead one stays down. Its Work, deleted already, goes
- * (with the member copy) when it is Ready again.
- */
-export function directlyPurgePending(reader: ObjectReader, b: Binding, works: readonly Work[]): boolean {
-  const directly = new Set(evictionTasksOf(b).filter((t) => normalizePurgeMode(t.purgeMode) === PurgeModeDirectly).map((t) => t.fromCluster));
-  if (!directly.size) return false;
-  for (const w of works) {
-    let cluster: string;
-    try {
-      cluster = clusterOfWork(w);
-    } catch {
-      continue;
-    }
-    if (directly.has(cluster) && isClusterReady(reader.get(CLUSTER, undefined, cluster))) return true;
-  }
-  return false;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { directlyPurgePending, reconcileGracefulEviction } from '../../src/core/eviction.js';
+import { directlyPurgePending } from '../../src/core/binding.js';
+import { reconcileGracefulEviction } from '../../src/core/eviction.js';
 import type { Binding } from '../../src/core/kinds.js';
 import type { Work } from '../../src/api/generated/types.js';
 import { ScenarioRun } from '../../src/simulate/scenario.js';
