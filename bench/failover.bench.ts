@@ -26,6 +26,7 @@ import { RestClient } from '../src/kube/rest.js';
 import { clusterInfo, envRunning, envStart, envStop, fleetOn, getOrUndefined, kubeConfigOf, loadAverage, readEnv, startController, waitFor } from './controller-env.js';
 import { clusterReady, freeze, joinThroughProxy, proxyFor, type FaultProxy } from '../test/integration/faults.js';
 import { setDeploymentFault, waitDeploymentAvailable } from '../test/integration/fleet.js';
+import { createDeploymentWithPolicy, evenSplitWithFailover } from '../test/integration/harness.js';
 
 const CASES = ['cluster-directly-freeze', 'cluster-directly-reset', 'cluster-gracefully-freeze', 'cluster-gracefully-reset', 'app-directly', 'app-gracefully'] as const;
 type Case = (typeof CASES)[number];
@@ -90,31 +91,8 @@ async function main(): Promise<void> {
     const failover = c.startsWith('app-')
       ? { application: { decisionConditions: { tolerationSeconds: TOLERATION_S }, purgeMode, ...(purgeMode === 'Gracefully' ? { gracePeriodSeconds: 600 } : {}) } }
       : { cluster: { purgeMode } };
-    const weight = (cluster: string) => ({ targetCluster: { clusterNames: [cluster] }, weight: 1 });
-    await host.request('POST', `/apis/policy.karmada.io/v1alpha1/namespaces/${NS}/propagationpolicies`, {
-      body: {
-        apiVersion: 'policy.karmada.io/v1alpha1',
-        kind: 'PropagationPolicy',
-        metadata: { name, namespace: NS },
-        spec: {
-          propagateDeps: true,
-          resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name }],
-          placement: {
-            clusterAffinity: { clusterNames: [FAULTY, 'member2'] },
-            replicaScheduling: { replicaSchedulingType: 'Divided', replicaDivisionPreference: 'Weighted', weightPreference: { staticWeightList: [weight(FAULTY), weight('member2')] } },
-          },
-          failover,
-        },
-      },
-    });
-    await host.request('POST', `/apis/apps/v1/namespaces/${NS}/deployments`, {
-      body: {
-        apiVersion: 'apps/v1',
-        kind: 'Deployment',
-        metadata: { name, namespace: NS, labels: { app: name } },
-        spec: { replicas: REPLICAS, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx:1.25' }] } } },
-      },
-    });
+    const { placement } = evenSplitWithFailover(FAULTY, 'member2');
+    await createDeploymentWithPolicy(NS, name, REPLICAS, { propagateDeps: true, placement, failover }, {}, host);
   };
 
   const removeWorkload = async (name: string) => {

@@ -4,13 +4,14 @@
 // one way (its apiserver frozen with SIGSTOP, the link blackholed, or every connection reset), and checks:
 // member2 gets all 4 replicas within --cluster-failure-threshold + a bounded delay (the waits' timeouts), the
 // binding never places more than 4, and when faulty comes back its copy is removed (Directly, Gracefully) or
-// kept (Never). The members run no controllers, so the test writes member2's Deployment status where
-// Gracefully waits for it to be healthy.
+// kept (Never). Gracefully waits for member2's copy to be healthy: its controllers report it on the fleet (the
+// test writes that status only on the bare fleet, which runs none).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, type RestClient } from '../../src/kube/rest.js';
 import { cluster, waitFor } from './env.js';
 import { clusterReady, freeze, joinThroughProxy, proxyFor, type FaultProxy } from './faults.js';
 import { createDeploymentWithPolicy, diagnose, evenSplitWithFailover, get, prepareHost, removeDeployments, rest, startController, stopController, type Proc } from './harness.js';
+import { waitDeploymentAvailable, withFleet } from './fleet.js';
 import { scaled } from '../time-scale.js';
 
 const NS = `fault-failover-${Date.now().toString(36)}`;
@@ -50,9 +51,16 @@ async function createWorkload(name: string, purgeMode: PurgeMode): Promise<void>
 
 const replicasOn = async (c: RestClient, name: string): Promise<number | undefined> => (await get(c, deployPath(name)))?.spec?.replicas;
 
-/** Writes member2's Deployment status as rolled out and available (what Gracefully waits for). */
+/**
+ * member2's Deployment rolled out and available (what Gracefully waits for): its own controllers report it on
+ * the fleet; the bare fleet (KARMADA_LITE_FLEET=bare) runs none, so the test writes that status there.
+ */
 async function healthyOnMember2(name: string): Promise<void> {
   const c = rest('member2');
+  if (withFleet()) {
+    await waitDeploymentAvailable(c, NS, name);
+    return;
+  }
   for (;;) {
     const d = await get(c, deployPath(name));
     const n = d.spec.replicas as number;
@@ -66,10 +74,14 @@ async function healthyOnMember2(name: string): Promise<void> {
   }
 }
 
-/** Every version of the binding from now on: the most replicas it ever placed in total. */
-function watchPlacement(name: string, rv: string): { most: () => number; stop: () => void } {
+/**
+ * Every version of the binding from now on: the most replicas it ever placed in total, and the eviction tasks it
+ * carried (a Gracefully task ends as soon as member2 is healthy, which the fleet's controllers report quickly).
+ */
+function watchPlacement(name: string, rv: string): { most: () => number; tasks: () => any[]; stop: () => void } {
   const abort = new AbortController();
   let most = 0;
+  const tasks = new Map<string, any>();
   const loop = async (from: string) => {
     let last = from;
     while (!abort.signal.aborted) {
@@ -82,6 +94,7 @@ function watchPlacement(name: string, rv: string): { most: () => number; stop: (
             if (type === 'BOOKMARK') return;
             const sum = ((obj?.spec?.clusters ?? []) as Array<{ replicas?: number }>).reduce((s, c) => s + (c.replicas ?? 0), 0);
             most = Math.max(most, sum);
+            for (const t of (obj?.spec?.gracefulEvictionTasks ?? []) as any[]) if (!tasks.has(t.fromCluster)) tasks.set(t.fromCluster, t);
           },
           abort.signal,
         )
@@ -89,7 +102,7 @@ function watchPlacement(name: string, rv: string): { most: () => number; stop: (
     }
   };
   void loop(rv);
-  return { most: () => most, stop: () => abort.abort() };
+  return { most: () => most, tasks: () => [...tasks.values()], stop: () => abort.abort() };
 }
 
 const notReadyTaints = async () => (((await get(host, `${CLUSTERS}/${FAULTY}`))?.spec?.taints ?? []) as any[]).filter((t) => t.key === 'cluster.karmada.io/not-ready');
@@ -162,7 +175,9 @@ async function failover(name: string, purgeMode: PurgeMode, fault: Fault, restar
     const timeline = steps.stop();
     const rb = await get(host, rbPath(name));
     expect(rb.spec.clusters).toEqual([{ name: 'member2', replicas: 4 }]);
-    expect(rb.spec.gracefulEvictionTasks).toMatchObject([{ fromCluster: FAULTY, purgeMode, replicas: 2, reason: 'TaintUntolerated' }]);
+    // The task as the binding carried it (by now a Gracefully one may have ended: member2 is healthy).
+    await waitFor(`${name}: the eviction task seen`, async () => (placement.tasks().length ? true : undefined));
+    expect(placement.tasks()).toMatchObject([{ fromCluster: FAULTY, purgeMode, replicas: 2, reason: 'TaintUntolerated' }]);
     console.log(`fault matrix: ${fault}${restartController ? ' + controller killed and restarted' : ''} x ${purgeMode}: 4 replicas on member2 ${took} ms after the fault (threshold ${THRESHOLD_S} s, probe 1 s): ${timeline}`);
 
     heal();

@@ -185,9 +185,9 @@ export const evenSplitWithFailover = (a: string, b: string) => ({
 /**
  * A Deployment labelled app=<name> and its same-named PropagationPolicy selecting it, with the given policy
  * spec besides resourceSelectors (removeDeployments cleans both up); `podSpec` adds to the Pod template's spec.
+ * `host` is for callers outside vitest (the benches), whose environment `rest` cannot find.
  */
-export async function createDeploymentWithPolicy(ns: string, name: string, replicas: number, policySpec: Record<string, unknown>, podSpec: Record<string, unknown> = {}): Promise<void> {
-  const host = rest('host');
+export async function createDeploymentWithPolicy(ns: string, name: string, replicas: number, policySpec: Record<string, unknown>, podSpec: Record<string, unknown> = {}, host: RestClient = rest('host')): Promise<void> {
   await host.request('POST', `/apis/policy.karmada.io/v1alpha1/namespaces/${ns}/propagationpolicies`, {
     body: { apiVersion: 'policy.karmada.io/v1alpha1', kind: 'PropagationPolicy', metadata: { name, namespace: ns }, spec: { resourceSelectors: [{ apiVersion: 'apps/v1', kind: 'Deployment', name }], ...policySpec } },
   });

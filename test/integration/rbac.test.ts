@@ -13,6 +13,7 @@ import { makePki } from '../webhook/certs.js';
 import { kubeConfig, repoRoot, waitFor } from './env.js';
 import { aggregated, putAll, serviceAccountKubeconfig, type RbacDoc as Doc } from './rbac-roles.js';
 import { freePort, get, prepareHost, removeDeployments, rest, startController, stopController, type Proc } from './harness.js';
+import { waitDeploymentAvailable, withFleet } from './fleet.js';
 
 const NS = `rbac-e2e-${Date.now().toString(36)}`;
 const SA = { namespace: 'karmada-system', name: 'karmada-lite-controller' };
@@ -104,9 +105,12 @@ describe('the controller under the RBAC of deploy/controller', () => {
     const member = rest('member1');
     const copy = await explained(waitFor('the Deployment on member1', () => get(member, dPath)));
     expect(copy.spec.replicas).toBe(2);
-    // No kube-controller-manager runs on the members: the test plays its part and reports the pods ready.
-    copy.status = { observedGeneration: copy.metadata.generation, replicas: 2, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 2 };
-    await member.request('PUT', `${dPath}/status`, { body: copy });
+    if (withFleet()) await waitDeploymentAvailable(member, NS, 'rbac');
+    else {
+      // The bare fleet (KARMADA_LITE_FLEET=bare) runs no kube-controller-manager: the test reports the pods ready.
+      copy.status = { observedGeneration: copy.metadata.generation, replicas: 2, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 2 };
+      await member.request('PUT', `${dPath}/status`, { body: copy });
+    }
     const tpl = await explained(
       waitFor('the status aggregated on the template', async () => {
         const d = await get(host, dPath);
