@@ -152,3 +152,8 @@ export async function startController(env: K8sEnv, host: RestClient, opts: { bin
   opts.log(`controller ${binary} (pid ${child.pid}, log ${logFile})`);
   return { binary, child, port, logFile };
 }
+
+/** The nearest-rank percentile of ascending samples: with 20 samples, p99 is the largest. */
+export function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}

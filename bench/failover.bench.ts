@@ -23,7 +23,7 @@
  */
 import { parseArgs } from 'node:util';
 import { RestClient } from '../src/kube/rest.js';
-import { clusterInfo, envRunning, envStart, envStop, fleetOn, getOrUndefined, kubeConfigOf, loadAverage, readEnv, startController, waitFor } from './controller-env.js';
+import { clusterInfo, envRunning, envStart, envStop, fleetOn, getOrUndefined, kubeConfigOf, loadAverage, readEnv, startController, waitFor, percentile } from './controller-env.js';
 import { clusterReady, freeze, joinThroughProxy, proxyFor, type FaultProxy } from '../test/integration/faults.js';
 import { setDeploymentFault, waitDeploymentAvailable } from '../test/integration/fleet.js';
 import { createDeploymentWithPolicy, evenSplitWithFailover } from '../test/integration/harness.js';
@@ -56,11 +56,6 @@ const FAULTY = 'faulty';
 const CLUSTERS = '/apis/cluster.karmada.io/v1alpha1/clusters';
 const log = (msg: string) => process.stderr.write(`[failover] ${msg}\n`);
 const deployPath = (name: string) => `/apis/apps/v1/namespaces/${NS}/deployments/${name}`;
-
-function percentile(sorted: number[], p: number): number {
-  // Nearest rank: with 20 samples, p99 is the largest.
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
 
 async function main(): Promise<void> {
   const started = !envRunning();

@@ -15,7 +15,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { RestClient } from '../src/kube/rest.js';
-import { clusterInfo, envRunning, envStart, envStop, getOrUndefined, kubeConfigOf, readEnv, startController, waitFor } from './controller-env.js';
+import { clusterInfo, envRunning, envStart, envStop, getOrUndefined, kubeConfigOf, readEnv, startController, waitFor, percentile } from './controller-env.js';
 import { MemberWatch } from './controller-watch.js';
 import { apiserverPid, freeze } from '../test/integration/faults.js';
 
@@ -32,11 +32,6 @@ const INTERVAL_MS = Number(flags.interval);
 const BOTH = Number(flags.both);
 const NS = `frozen-bench-${Date.now().toString(36)}`;
 const log = (msg: string) => process.stderr.write(`[frozen-member] ${msg}\n`);
-
-function percentile(sorted: number[], p: number): number {
-  // Nearest rank: with 20 samples, p99 is the largest.
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
 
 async function main(): Promise<void> {
   const started = !envRunning();
