@@ -228,15 +228,14 @@ export function reconcileApplicationFailover(ctx: ReconcileContext, key: string)
   const statusWrite = (o: KObject) => ({ writes: status ? [{ op: 'updateStatus' as const, object: { ...o, status } }] : [] });
   if (deepEqual(next, b)) return { ...emptyResult(), writes: statusWrite(b).writes, events, requeueAfterSeconds: requeue };
   // Karmada reports a failed binding update per evicted cluster, on the binding and the template.
-  const failureEvents: CoreEvent[] = evicted.flatMap((c) =>
-    (resource ? [refOf(b), resource] : [refOf(b)]).map((o) => ({ involvedObject: o, type: 'Warning' as const, reason: EventReasonEvictWorkloadFromClusterFailed, message: `Evict from cluster ${c} failed.`, source })),
-  );
+  // One event per evicted cluster on the binding and its template, as Karmada reports an eviction.
+  const evictionEvents = (type: CoreEvent['type'], reason: string, outcome: string): CoreEvent[] =>
+    evicted.flatMap((c) => (resource ? [refOf(b), resource] : [refOf(b)]).map((o) => ({ involvedObject: o, type, reason, message: `Evict from cluster ${c} ${outcome}.`, source })));
+  const failureEvents = evictionEvents('Warning', EventReasonEvictWorkloadFromClusterFailed, 'failed');
   // The eviction is reported when it is decided, once the update went through (as the taint manager does): the
   // graceful-eviction controller's report comes only when the task ends, after later events such as
   // FailoverExhausted.
-  const succeeded: CoreEvent[] = evicted.flatMap((c) =>
-    (resource ? [refOf(b), resource] : [refOf(b)]).map((o) => ({ involvedObject: o, type: 'Normal' as const, reason: EventReasonEvictWorkloadFromClusterSucceed, message: `Evict from cluster ${c} succeed.`, source })),
-  );
+  const succeeded = evictionEvents('Normal', EventReasonEvictWorkloadFromClusterSucceed, 'succeed');
   const then = status || succeeded.length ? (o: KObject) => ({ ...statusWrite(o), events: succeeded }) : undefined;
   return { writes: [{ op: 'update', object: next, ...(then ? { then } : {}), ...(failureEvents.length ? { failureEvents } : {}) }], events, requeueAfterSeconds: requeue };
 }

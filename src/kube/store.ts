@@ -457,8 +457,7 @@ export class KubeStore implements ObjectReader, AsyncWriter {
     for (const h of this.handlers) h(ev);
   }
 
-  /**
-   * The garbage collector's part for the objects the controller owns: a deleted template takes itache is filled. */
+  /** Starts informers for the kinds a policy's resourceSelectors name; each promise settles once that cache is filled. */
   private watchSelected(policy: any): Promise<void>[] {
     const out: Promise<void>[] = [];
     for (const s of (policy?.spec?.resourceSelectors ?? []) as Array<{ apiVersion?: string; kind?: string }>) {
