@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, type RestClient } from '../../src/kube/rest.js';
 import { cluster, waitFor } from './env.js';
 import { clusterReady, freeze, joinThroughProxy, proxyFor, type FaultProxy } from './faults.js';
-import { createDeploymentWithPolicy, diagnose, evenSplitWithFailover, get, prepareHost, removeDeployments, rest, startController, stopController, type Proc } from './harness.js';
+import { createDeploymentWithPolicy, diagnose, evenSplitWithFailover, get, prepareHost, recordVersions, removeDeployments, rest, startController, stopController, type Proc } from './harness.js';
 import { waitDeploymentAvailable, withFleet } from './fleet.js';
 import { scaled } from '../time-scale.js';
 
@@ -74,37 +74,6 @@ async function healthyOnMember2(name: string): Promise<void> {
   }
 }
 
-/**
- * Every version of the binding from now on: the most replicas it ever placed in total, and the eviction tasks it
- * carried (a Gracefully task ends as soon as member2 is healthy, which the fleet's controllers report quickly).
- */
-function watchPlacement(name: string, rv: string): { most: () => number; tasks: () => any[]; stop: () => void } {
-  const abort = new AbortController();
-  let most = 0;
-  const tasks = new Map<string, any>();
-  const loop = async (from: string) => {
-    let last = from;
-    while (!abort.signal.aborted) {
-      await host
-        .watch(
-          `/apis/work.karmada.io/v1alpha2/namespaces/${NS}/resourcebindings`,
-          { fieldSelector: `metadata.name=${name}-deployment`, resourceVersion: last, allowWatchBookmarks: true, timeoutSeconds: 60 },
-          (type, obj) => {
-            if (obj?.metadata?.resourceVersion) last = obj.metadata.resourceVersion;
-            if (type === 'BOOKMARK') return;
-            const sum = ((obj?.spec?.clusters ?? []) as Array<{ replicas?: number }>).reduce((s, c) => s + (c.replicas ?? 0), 0);
-            most = Math.max(most, sum);
-            for (const t of (obj?.spec?.gracefulEvictionTasks ?? []) as any[]) if (!tasks.has(t.fromCluster)) tasks.set(t.fromCluster, t);
-          },
-          abort.signal,
-        )
-        .catch(() => undefined);
-    }
-  };
-  void loop(rv);
-  return { most: () => most, tasks: () => [...tasks.values()], stop: () => abort.abort() };
-}
-
 const notReadyTaints = async () => (((await get(host, `${CLUSTERS}/${FAULTY}`))?.spec?.taints ?? []) as any[]).filter((t) => t.key === 'cluster.karmada.io/not-ready');
 
 /**
@@ -155,7 +124,7 @@ async function failover(name: string, purgeMode: PurgeMode, fault: Fault, restar
   await createWorkload(name, purgeMode);
   await waitFor(`${name}: 2 replicas on faulty (member1)`, async () => ((await replicasOn(rest('member1'), name)) === 2 ? true : undefined));
   await waitFor(`${name}: 2 replicas on member2`, async () => ((await replicasOn(rest('member2'), name)) === 2 ? true : undefined));
-  const placement = watchPlacement(name, (await get(host, rbPath(name))).metadata.resourceVersion);
+  const placement = recordVersions(host, `/apis/work.karmada.io/v1alpha2/namespaces/${NS}/resourcebindings`, `${name}-deployment`, (await get(host, rbPath(name))).metadata.resourceVersion);
   const t0 = Date.now();
   const steps = milestones(name, t0);
   try {
@@ -176,8 +145,8 @@ async function failover(name: string, purgeMode: PurgeMode, fault: Fault, restar
     const rb = await get(host, rbPath(name));
     expect(rb.spec.clusters).toEqual([{ name: 'member2', replicas: 4 }]);
     // The task as the binding carried it (by now a Gracefully one may have ended: member2 is healthy).
-    await waitFor(`${name}: the eviction task seen`, async () => (placement.tasks().length ? true : undefined));
-    expect(placement.tasks()).toMatchObject([{ fromCluster: FAULTY, purgeMode, replicas: 2, reason: 'TaintUntolerated' }]);
+    const evicting = await placement.seen(`${name}: the eviction task seen`, (b) => b.spec?.gracefulEvictionTasks?.length);
+    expect(evicting.spec.gracefulEvictionTasks).toMatchObject([{ fromCluster: FAULTY, purgeMode, replicas: 2, reason: 'TaintUntolerated' }]);
     console.log(`fault matrix: ${fault}${restartController ? ' + controller killed and restarted' : ''} x ${purgeMode}: 4 replicas on member2 ${took} ms after the fault (threshold ${THRESHOLD_S} s, probe 1 s): ${timeline}`);
 
     heal();
@@ -185,7 +154,8 @@ async function failover(name: string, purgeMode: PurgeMode, fault: Fault, restar
     if (purgeMode === 'Gracefully') await healthyOnMember2(name);
     await waitFor(`${name}: its copy on ${FAULTY} removed once it is back`, async () => ((await get(rest('member1'), deployPath(name))) === undefined ? true : undefined), 60_000);
     // Nothing duplicated: 4 replicas placed at most, all on member2, and the old Work gone.
-    expect(placement.most()).toBe(4);
+    const placed = (b: any) => ((b.spec?.clusters ?? []) as Array<{ replicas?: number }>).reduce((n, c) => n + (c.replicas ?? 0), 0);
+    expect(Math.max(...placement.versions.map(placed))).toBe(4);
     expect(await replicasOn(rest('member2'), name)).toBe(4);
     await waitFor(`${name}: no Work left in karmada-es-${FAULTY}`, async () => {
       const works = (await host.request('GET', `/apis/work.karmada.io/v1alpha1/namespaces/karmada-es-${FAULTY}/works`)).items as any[];

@@ -169,6 +169,44 @@ export class MemberProxy {
 }
 
 
+/** Every version of one object a watch delivers, from `fromRv` (or from its state when the watch connects) on. */
+export interface VersionRecord {
+  readonly versions: readonly any[];
+  /** Resolves with the first recorded version `pred` accepts, however briefly the object was in that state. */
+  seen(what: string, pred: (o: any) => unknown, timeoutMs?: number): Promise<any>;
+  stop(): void;
+}
+
+/**
+ * Records every version of `name` in `collection`. Polling misses states the fleet's controllers pass through
+ * quickly: a Gracefully eviction task ends as soon as the new placement is healthy, which kwok reports in a second.
+ */
+export function recordVersions(c: RestClient, collection: string, name: string, fromRv?: string): VersionRecord {
+  const abort = new AbortController();
+  const versions: any[] = [];
+  let last = fromRv;
+  void (async () => {
+    while (!abort.signal.aborted) {
+      const query = { fieldSelector: `metadata.name=${name}`, allowWatchBookmarks: true, timeoutSeconds: 60, ...(last ? { resourceVersion: last } : {}) };
+      await c
+        .watch(collection, query, (type, obj) => {
+          if (obj?.metadata?.resourceVersion) last = obj.metadata.resourceVersion;
+          if (type === 'ADDED' || type === 'MODIFIED') versions.push(obj);
+        }, abort.signal)
+        .catch(async (e) => {
+          // Too old to resume from: start again from the current state (what happened in between is lost).
+          if (e instanceof ApiError && e.code === 410) last = undefined;
+          if (!abort.signal.aborted) await new Promise((r) => setTimeout(r, 200));
+        });
+    }
+  })();
+  return {
+    versions,
+    seen: (what, pred, timeoutMs) => waitFor(what, async () => versions.find((o) => pred(o)), timeoutMs),
+    stop: () => abort.abort(),
+  };
+}
+
 /** The policy spec the failover suites share (besides resourceSelectors): Divided 1:1 over two clusters, failover.cluster Gracefully. */
 export const evenSplitWithFailover = (a: string, b: string) => ({
   failover: { cluster: { purgeMode: 'Gracefully' } },
