@@ -119,6 +119,8 @@ export const StatusCollectionFailedReason = 'StatusCollectionFailed';
 /** Taint keys the cluster controller manages from the Ready condition: False (or none yet) and Unknown. */
 export const TaintClusterNotReady = 'cluster.karmada.io/not-ready';
 export const TaintClusterUnreachable = 'cluster.karmada.io/unreachable';
+/** The taint `karmadactl cordon` adds (NoSchedule) and `uncordon` removes. */
+export const TaintClusterUnscheduler = 'cluster.karmada.io/unschedulable';
 export const TaintEffectNoSchedule = 'NoSchedule';
 export const TaintEffectNoExecute = 'NoExecute';
 /** ClusterTaintPolicy match operators. */
@@ -132,6 +134,16 @@ export const BindingReasonNoClusterFit = 'NoClusterFit';
 export const BindingReasonUnschedulable = 'Unschedulable';
 export const BindingReasonQuotaExceeded = 'QuotaExceeded';
 export const BindingScheduledSuccessMessage = 'Binding has been scheduled successfully.';
+
+// FederatedResourceQuota (pkg/util/constants.go, pkg/events, pkg/webhook/resourcebinding).
+export const FederatedResourceQuotaNamespaceLabel = 'federatedresourcequota.karmada.io/namespace';
+export const FederatedResourceQuotaNameLabel = 'federatedresourcequota.karmada.io/name';
+/** The metav1.Status reason of a binding refused for quota, which the scheduler turns into BindingReasonQuotaExceeded. */
+export const QuotaExceededReason = 'QuotaExceeded';
+/** The name of Karmada's ResourceBinding validating webhook, as the apiserver quotes it in a denial. */
+export const ResourceBindingValidatingWebhookName = 'resourcebinding.karmada.io';
+export const EventReasonCollectOverallStatusSucceed = 'CollectOverallStatusSucceed';
+export const EventReasonCollectOverallStatusFailed = 'CollectOverallStatusFailed';
 
 export const BindingFullyApplied = 'FullyApplied';
 export const FullyAppliedSuccessReason = 'FullyAppliedSuccess';
@@ -191,6 +203,9 @@ export const EventReasonScheduleBindingSucceed = 'ScheduleBindingSucceed';
 export const EventReasonScheduleBindingFailed = 'ScheduleBindingFailed';
 export const EventReasonTaintClusterSucceed = 'TaintClusterSucceed';
 export const EventReasonTaintClusterFailed = 'TaintClusterFailed';
+// The cluster controller's removal of a deleted Cluster's execution space (karmada-es-<cluster>).
+export const EventReasonRemoveExecutionSpaceSucceed = 'RemoveExecutionSpaceSucceed';
+export const EventReasonRemoveExecutionSpaceFailed = 'RemoveExecutionSpaceFailed';
 export const EventReasonDescheduleBindingSucceed = 'DescheduleBindingSucceed';
 export const EventReasonDescheduleBindingFailed = 'DescheduleBindingFailed';
 // The dependencies distributor (pkg/dependenciesdistributor): on the workload, its binding, and the attached binding.
@@ -326,6 +341,8 @@ export const BindingGroupVersion = 'work.karmada.io/v1alpha2';
 export const ClusterGroupVersion = 'cluster.karmada.io/v1alpha1';
 export const ConfigGroupVersion = 'config.karmada.io/v1alpha1';
 export const AppsGroupVersion = 'apps.karmada.io/v1alpha1';
+export const RemedyGroupVersion = 'remedy.karmada.io/v1alpha1';
+export const AutoscalingGroupVersion = 'autoscaling.karmada.io/v1alpha1';
 
 /** WorkloadRebalancer's status.observedWorkloads[].result and reason. */
 export const RebalanceSuccessful = 'Successful';
@@ -395,7 +412,19 @@ export function generateWorkName(kind: string, name: string, namespace?: string)
   return `${n}-${safeEncodeString(String(fnv32a(key)))}`;
 }
 
+/**
+ * The name `karmadactl promote` and `apply --all-clusters` give the policy they make for one object:
+ * `<name>-<hash>`, the hash FNV-1a of namespace + the Go GroupVersionKind string (`apps/v1, Kind=Deployment`,
+ * `/v1, Kind=ConfigMap`), `:` in the name made `.` (RBAC names), lowercased.
+ */
+export function generatePolicyName(namespace: string, name: string, gvk: string): string {
+  return `${name.replace(/:/g, '.')}-${safeEncodeString(String(fnv32a(namespace + gvk)))}`.toLowerCase();
+}
+
 /** The label key an attached binding carries for one binding that depends on it. */
 export function dependedByLabelKey(bindingNamespace: string | undefined, bindingName: string): string {
   return DependedByLabelKeyPrefix + safeEncodeString(String(fnv32a(`${bindingNamespace ?? ''}/${bindingName}`))).slice(0, 10);
 }
+
+/** CronFederatedHPA: a rule's run that could not scale its target (Karmada's cronfederatedhpa job). */
+export const EventReasonScaleFailed = 'ScaleFailed';

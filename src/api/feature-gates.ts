@@ -105,11 +105,15 @@ export function unsupportedGatesWarning(gates: GateSettings, implemented: readon
  * StatefulFailoverInjection are off by default as in Karmada; Failover is on (Karmada: off), for the
  * v1.2-style taint eviction karmada-lite keeps by default (README "differs").
  */
-export const CoreFeatureGates = ['PropagationPolicyPreemption', 'StatefulFailoverInjection', 'Failover'] as const satisfies readonly KarmadaGate[];
+export const CoreFeatureGates = ['PropagationPolicyPreemption', 'StatefulFailoverInjection', 'Failover', 'FederatedQuotaEnforcement', 'ResourceQuotaEstimate'] as const satisfies readonly KarmadaGate[];
 
 export interface CoreGateOptions {
   policyPreemption: boolean;
   statefulFailoverInjection: boolean;
+  /** FederatedQuotaEnforcement (alpha, off): bindings charged against the namespace's FederatedResourceQuotas. */
+  federatedQuotaEnforcement: boolean;
+  /** ResourceQuotaEstimate (alpha, off): the members' ResourceQuotas of the replicas' namespace bound the accurate estimate. */
+  resourceQuotaEstimate: boolean;
   /** Undefined unless the flag decided it (the core's default applies). */
   failover?: boolean;
   /** The start-up warning for gates the core does not follow. */
@@ -123,6 +127,8 @@ export function coreGateOptions(spec: string | undefined): CoreGateOptions {
   return {
     policyPreemption: g.enabled('PropagationPolicyPreemption'),
     statefulFailoverInjection: g.enabled('StatefulFailoverInjection'),
+    federatedQuotaEnforcement: g.enabled('FederatedQuotaEnforcement'),
+    resourceQuotaEstimate: g.enabled('ResourceQuotaEstimate'),
     ...(g.decided.includes('Failover') ? { failover: g.enabled('Failover') } : {}),
     ...(warning ? { warning } : {}),
   };

@@ -53,6 +53,8 @@ export interface CoreFlags {
   noExecuteTaintEvictionPurgeMode?: string;
   /** Optional for the same reason: commander always sets it. */
   controllers?: string;
+  /** true for the bare flag, the text after `=` otherwise, undefined when not given. */
+  enableSchedulerEstimator?: boolean | string;
 }
 
 /** Adds every decision flag, with Karmada's defaults, to a command. */
@@ -84,6 +86,10 @@ export function addCoreFlags(cmd: Command): Command {
     .option(
       '--enable-no-execute-taint-eviction [bool]',
       'NoExecute taints evict every binding that does not tolerate them, and only ClusterTaintPolicies and users add NoExecute taints (current Karmada); =false: no NoExecute eviction at all. Not given: the v1.2-style default, see README "Taint eviction"',
+    )
+    .option(
+      '--enable-scheduler-estimator [bool]',
+      "the accurate estimator (replicas that fit on each member's Nodes, in process over the members' Nodes and Pods) beside the resource summary, for dynamic weights, Aggregated and the descheduler; on unless =false (Karmada's flag is off by default and needs a karmada-scheduler-estimator per member)",
     )
     .addOption(purgeModeOption());
 }
@@ -160,6 +166,8 @@ export function coreOptionsFromFlags(flags: CoreFlags, onGateWarning: (message: 
   const descheduler: Partial<CoreOptions> = {};
   if (flags.deschedulingInterval !== undefined) descheduler.deschedulingIntervalSeconds = parseDuration('--descheduling-interval', flags.deschedulingInterval) / 1000;
   if (flags.unschedulableThreshold !== undefined) descheduler.unschedulableThresholdSeconds = parseDuration('--unschedulable-threshold', flags.unschedulableThreshold) / 1000;
+  const estimator = boolFlag('--enable-scheduler-estimator', flags.enableSchedulerEstimator);
+  if (estimator !== undefined) descheduler.schedulerEstimator = estimator;
   const taints: Partial<CoreOptions> = {};
   const enable = boolFlag('--enable-no-execute-taint-eviction', flags.enableNoExecuteTaintEviction);
   if (enable !== undefined) taints.enableNoExecuteTaintEviction = enable;

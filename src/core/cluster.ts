@@ -2,7 +2,7 @@
  * The cluster controller: for a live Cluster, its not-ready/unreachable taints follow the Ready
  * condition (taint.ts: NoSchedule at once, NoExecute after the failure threshold); a Cluster being
  * deleted takes its execution namespace's Works with it (the member objects are left alone once the
- * cluster is not ready), then its finalizer goes. A live Cluster gets that finalizer on its first
+ * cluster is not ready), then the namespace itself, then its finalizer goes. A live Cluster gets that finalizer on its first
  * reconcile, as Karmada's ensureFinalizer does, so a Cluster joined by hand (kubectl apply) cannot be
  * deleted from under its Works.
  */
@@ -10,11 +10,13 @@ import {
   ClusterControllerFinalizer,
   ClusterControllerName,
   DefaultClusterFailureThresholdSeconds,
+  EventReasonRemoveExecutionSpaceFailed,
+  EventReasonRemoveExecutionSpaceSucceed,
   EventReasonTaintClusterSucceed,
   generateExecutionSpaceName,
 } from '../api/constants.js';
 import type { Cluster } from '../api/generated/types.js';
-import { CLUSTER, WORK } from './kinds.js';
+import { CLUSTER, NAMESPACE, WORK } from './kinds.js';
 import { addFinalizer, hasFinalizer, withMeta, withMetaAndSpec, isTerminating, parseRefKey, refOf, removeFinalizer } from './object.js';
 import { emptyResult, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
 import { describeTaint, desiredClusterTaints } from './taint.js';
@@ -31,9 +33,19 @@ export function reconcileCluster(ctx: ReconcileContext, key: string): ReconcileR
   const works = ctx.reader.list(WORK, { namespace: generateExecutionSpaceName(ref.name) });
   const writes: Write[] = works.filter((w) => !isTerminating(w)).map((w) => ({ op: 'delete' as const, ref: refOf(w) }));
   if (works.length === 0) {
+    // Karmada's removeExecutionSpace: the namespace goes before the finalizer, and a failure keeps the Cluster.
+    // Its end is not waited for (a host without the namespace controller would keep the Cluster forever).
+    const es = generateExecutionSpaceName(ref.name);
+    const about = { involvedObject: refOf(c), source: ClusterControllerName };
+    writes.push({
+      op: 'delete',
+      ref: { apiVersion: NAMESPACE.apiVersion, kind: NAMESPACE.kind, name: es },
+      failureEvents: [{ ...about, type: 'Warning', reason: EventReasonRemoveExecutionSpaceFailed, message: `Failed to remove execution space ${es} of cluster(${ref.name}).` }],
+    });
     const done = withMeta(c);
     removeFinalizer(done, ClusterControllerFinalizer);
-    writes.push({ op: 'update', object: done });
+    const removed = { ...about, type: 'Normal' as const, reason: EventReasonRemoveExecutionSpaceSucceed, message: `Removed execution space for cluster(${ref.name}).` };
+    writes.push({ op: 'update', object: done, then: () => ({ writes: [], events: [removed] }) });
   }
   return { writes, events: [] };
 }

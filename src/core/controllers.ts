@@ -21,14 +21,19 @@ import { BINDING, reconcileBinding } from './binding.js';
 import { cppClaimOf, hasAnyClaim, ppClaimOf } from './claim.js';
 import { CLUSTER_CONTROLLER, reconcileCluster } from './cluster.js';
 import { CLUSTER_TAINT_POLICY, clustersOfPolicy, reconcileClusterTaintPolicy } from './cluster-taint-policy.js';
+import { clustersOfRemedy, reconcileRemedy, REMEDY_CONTROLLER } from './remedy.js';
+import { CRON_FHPA_CONTROLLER, reconcileCronFederatedHPA } from './cron-federated-hpa.js';
 import { DEPENDENCIES, dependencyKeys, reconcileDependencies } from './dependencies.js';
+import { DEPLOYMENT, DEPLOYMENT_REPLICAS_SYNCER, reconcileDeploymentReplicas, retainsReplicas } from './deployment-replicas-syncer.js';
+import { HPA_SCALE_TARGET_MARKER, hasBeenPropagated, isHpaType, reconcileHpaScaleTarget, scaleTargetKey } from './hpa-scale-target-marker.js';
 import { DESCHEDULER, deschedulerKeys, reconcileDeschedule } from './descheduler.js';
 import { DETECTOR, detectorKey, reconcileTemplate } from './detector.js';
 import { EVICTION, reconcileGracefulEviction } from './eviction.js';
 import { EXECUTION, reconcileWork } from './execution.js';
 import { FAILOVER, reconcileApplicationFailover } from './failover.js';
+import { federatedResourceQuotaControllers } from './federated-resource-quota.js';
 import { INTERPRETER_HEALTH, reconcileInterpreterHealth } from './interpreter-health.js';
-import { CLUSTER, COP, CPP, CRB, CTP, is, isBinding, isIgnoredNamespace, isPolicy, isTemplateType, NAMESPACE, OP, PP, policyType, RB, RIC, WORK, WORKLOAD_REBALANCER, type Binding, type Policy } from './kinds.js';
+import { CLUSTER, COP, CPP, CRB, CRON_FHPA, CTP, is, isBinding, isIgnoredNamespace, isPolicy, isTemplateType, NAMESPACE, OP, PP, policyType, RB, REMEDY, RIC, WORK, WORKLOAD_REBALANCER, type Binding, type Policy } from './kinds.js';
 import { NAMESPACE_SYNC, namespaceKey, namespaceShouldBeSynced, reconcileNamespace } from './namespace.js';
 import { deepEqual, deepEqualExcept } from '../json/value.js';
 import { findCondition, lastOf, refKey, refOf, type KObject } from './object.js';
@@ -195,8 +200,9 @@ export function selectControllers(all: readonly ControllerSpec[], wanted: readon
     const n = w.replace(/^-/, '');
     if (n !== '*' && !names.has(n)) throw new Error(`unknown controller ${n}; known: ${[...names].join(', ')}`);
   }
+  // As Karmada's: `*` is every controller not disabled by default; those run only when named.
   const star = wanted.includes('*');
-  return all.filter((c) => !wanted.includes(`-${c.name}`) && (star || wanted.includes(c.name)));
+  return all.filter((c) => !wanted.includes(`-${c.name}`) && ((star && !c.disabledByDefault) || wanted.includes(c.name)));
 }
 
 export interface ControllerOptions extends Pick<Partial<CoreOptions>, 'failover' | 'enableNoExecuteTaintEviction' | 'executionSyncMode'> {
@@ -456,6 +462,76 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
       },
     },
     {
+      // Karmada's remedy controller: a Cluster is looked at when its conditions or its actions change (someone
+      // else rewrote them), and when a Remedy that may look at it is added, edited or deleted.
+      name: REMEDY_CONTROLLER,
+      watches: (t, cluster) => cluster === undefined && (is(t, CLUSTER) || is(t, REMEDY)),
+      reconcile: reconcileRemedy,
+      keysFor(c, reader) {
+        if (c.cluster !== undefined) return [];
+        if (isChangeOf(c, CLUSTER)) {
+          if (c.type === 'DELETED') return [];
+          const old = c.type === 'MODIFIED' ? c.old : undefined;
+          if (old && deepEqual(old.status?.conditions, c.object.status?.conditions) && deepEqual(old.status?.remedyActions ?? [], c.object.status?.remedyActions ?? [])) return [];
+          return [key(c.object)];
+        }
+        if (isChangeOf(c, REMEDY)) {
+          if (c.type === 'MODIFIED' && c.old && deepEqual(c.old.spec, c.object.spec)) return [];
+          return clustersOfRemedy(reader, [c.object, c.type === 'MODIFIED' ? c.old : undefined]);
+        }
+        return [];
+      },
+    },
+    {
+      // Karmada's hpaScaleTargetMarker, off by default as there: the workload an HPA points at, before and
+      // after a change of the HPA, is looked at again.
+      name: HPA_SCALE_TARGET_MARKER,
+      disabledByDefault: true,
+      watches: (t, cluster) => cluster === undefined && isHpaType(t),
+      reconcile: reconcileHpaScaleTarget,
+      keysFor(c) {
+        if (c.cluster !== undefined || !isHpaType(c.object)) return [];
+        const now = scaleTargetKey(c.object);
+        const before = c.type === 'MODIFIED' ? scaleTargetKey(c.old) : undefined;
+        if (c.type === 'MODIFIED' && c.old && now === before && hasBeenPropagated(c.old) === hasBeenPropagated(c.object)) return [];
+        return [...new Set([now, before].filter((k): k is string => k !== undefined))];
+      },
+    },
+    {
+      // Karmada's deploymentReplicasSyncer, off by default as there: a template whose members' HPAs own the
+      // replicas, when its replicas or the status its binding collected change.
+      name: DEPLOYMENT_REPLICAS_SYNCER,
+      disabledByDefault: true,
+      watches: (t, cluster) => cluster === undefined && (is(t, DEPLOYMENT) || is(t, RB)),
+      reconcile: reconcileDeploymentReplicas,
+      keysFor(c) {
+        if (c.cluster !== undefined || c.type === 'DELETED') return [];
+        if (is(c.object, DEPLOYMENT)) {
+          if (!retainsReplicas(c.object)) return [];
+          const old = c.type === 'MODIFIED' ? c.old : undefined;
+          if (old && retainsReplicas(old) && old.spec?.replicas === c.object.spec?.replicas && old.status?.replicas === c.object.status?.replicas) return [];
+          return [key(c.object)];
+        }
+        if (isChangeOf(c, RB)) {
+          const res = c.object.spec.resource;
+          if (!is(res, DEPLOYMENT)) return [];
+          const old = c.type === 'MODIFIED' ? c.old : undefined;
+          if (old && old.spec.replicas === c.object.spec.replicas && deepEqual(old.status, c.object.status) && old.metadata.generation === c.object.metadata.generation) return [];
+          return [refKey({ apiVersion: DEPLOYMENT.apiVersion, kind: DEPLOYMENT.kind, namespace: c.object.metadata.namespace, name: res.name })];
+        }
+        return [];
+      },
+    },
+    {
+      // Karmada's cronFederatedHorizontalPodAutoscaler: a CronFederatedHPA whose spec changed; its rules' times
+      // come back through requeueAfterSeconds.
+      name: CRON_FHPA_CONTROLLER,
+      watches: (t, cluster) => cluster === undefined && is(t, CRON_FHPA),
+      reconcile: reconcileCronFederatedHPA,
+      keysFor: (c) => (c.cluster === undefined && c.type !== 'DELETED' && is(c.object, CRON_FHPA) && generationChanged(c) ? [key(c.object)] : []),
+    },
+    ...federatedResourceQuotaControllers(),
+    {
       // A RIC's ScriptsHealthy condition. The interpreter enqueues a RIC whose failure records change
       // (it is the one that sees scripts fail); a RIC added or edited is looked at here.
       name: INTERPRETER_HEALTH,
@@ -467,4 +543,4 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
 }
 
 export { ROLLOUT };
-export { BINDING, BINDING_STATUS, CLUSTER_CONTROLLER, CLUSTER_TAINT_POLICY, DEPENDENCIES, NAMESPACE_SYNC, DESCHEDULER, DETECTOR, EVICTION, EXECUTION, FAILOVER, INTERPRETER_HEALTH, POLICY, SCHEDULER, TAINT_MANAGER, WORK_STATUS, WORKLOAD_REBALANCER_CONTROLLER };
+export { BINDING, BINDING_STATUS, CLUSTER_CONTROLLER, CLUSTER_TAINT_POLICY, REMEDY_CONTROLLER, DEPENDENCIES, NAMESPACE_SYNC, DESCHEDULER, DETECTOR, EVICTION, EXECUTION, FAILOVER, INTERPRETER_HEALTH, POLICY, SCHEDULER, TAINT_MANAGER, WORK_STATUS, WORKLOAD_REBALANCER_CONTROLLER };

@@ -41,7 +41,7 @@ export function reconcileDeschedule(ctx: ReconcileContext, key: string): Reconci
   const byName = new Map(clusters.map((c) => [c.metadata.name!, c]));
   const estimates = undesired.flatMap((name) => {
     const c = byName.get(name);
-    return c ? [estimateUnschedulable(ctx.reader, b, c)] : [];
+    return c ? [estimateUnschedulable(ctx.reader, b, c, ctx.capacity)] : [];
   });
   const res = deschedule([b], clusters, estimates, ctx.now, {
     unschedulableThresholdSeconds: ctx.options.unschedulableThresholdSeconds,

@@ -7,7 +7,9 @@
  * whose PodScheduled condition is False with reason Unschedulable. karmada-lite reads the member through
  * the same reader as every other controller, so `plan`, the scenarios and the controller share this:
  *
- * - pods visible (the member's pods can be listed and the Deployment has some): Karmada's count;
+ * - pods visible (the member's pods can be listed and the Deployment has some): Karmada's count, over the
+ *   member's lean Pod informer (MemberCapacity) where the runner has one, as Karmada's estimator server
+ *   lists its own;
  * - no pods to see (a member whose pods the credentials may not list, or a fleet without kubelets, as
  *   in `plan`): the Deployment's reported unavailable replicas, since its `Available` condition turned
  *   False, minus the replicas the Cluster's resource summary still has room for (a replica that would
@@ -23,6 +25,7 @@ import { findCondition, parseTime, type KObject, type TypeRef } from './object.j
 import { ReaderNotReadyError, type ObjectReader } from './ports.js';
 import { matchLabelSelector } from './selectors.js';
 import type { ClusterView } from './taint.js';
+import type { MemberCapacity } from './node-estimator.js';
 
 export const POD: TypeRef = { apiVersion: 'v1', kind: 'Pod' };
 export const REPLICA_SET: TypeRef = { apiVersion: 'apps/v1', kind: 'ReplicaSet' };
@@ -63,11 +66,12 @@ function controllerOf(o: KObject): ControllerRef | undefined {
  * The pods of the Deployment's newest ReplicaSet (Karmada counts only those): when the ReplicaSets can be
  * read, the one with the highest revision; otherwise every pod a ReplicaSet of the Deployment controls.
  */
-function deploymentPods(reader: ObjectReader, deploy: KObject, cluster: string): KObject[] | undefined {
+function deploymentPods(reader: ObjectReader, deploy: KObject, cluster: string, capacity: MemberCapacity | undefined): readonly KObject[] | undefined {
   const ns = deploy.metadata.namespace;
   const selector: unknown = deploy.spec?.selector;
   if (!isObject(selector) || (!selector.matchLabels && !selector.matchExpressions)) return undefined;
-  const pods = tryRead(() => reader.list(POD, { namespace: ns }, cluster));
+  // The member's lean Pod informer where the runner has one (what Karmada's estimator server lists), else the reader.
+  const pods = capacity ? capacity.pods(cluster, ns ?? '') : tryRead(() => reader.list(POD, { namespace: ns }, cluster));
   if (pods === undefined) return undefined;
   const owned = (o: KObject, kind: string, owner: KObject) => {
     const c = controllerOf(o);
@@ -141,7 +145,7 @@ export interface BindingView {
  * The estimate for one binding on one member. The binding's `spec.resource` names the workload; the
  * Cluster object is the member's (its resource summary bounds the status-based estimate).
  */
-export function estimateUnschedulable(reader: ObjectReader, binding: BindingView, cluster: ClusterView): MemberEstimate {
+export function estimateUnschedulable(reader: ObjectReader, binding: BindingView, cluster: ClusterView, capacity?: MemberCapacity): MemberEstimate {
   const name = cluster.metadata.name!;
   const base = { namespace: binding.metadata.namespace ?? '', name: binding.metadata.name!, cluster: name };
   const res = binding.spec?.resource;
@@ -149,7 +153,7 @@ export function estimateUnschedulable(reader: ObjectReader, binding: BindingView
   if (!res || res.apiVersion !== 'apps/v1' || res.kind !== 'Deployment') return unknown;
   const deploy = tryRead(() => reader.get(res, res.namespace, res.name, name));
   if (!deploy || !caughtUp(deploy, binding, name)) return unknown;
-  const pods = deploymentPods(reader, deploy, name);
+  const pods = deploymentPods(reader, deploy, name, capacity);
   if (pods && pods.length > 0) {
     const pendingSince = pods.map(unschedulableSince).filter((s): s is string => s !== undefined);
     return { ...base, pendingSince, source: 'pods' };

@@ -1,6 +1,7 @@
 /** The Karmada kinds the core reads and writes, and what counts as a resource template. */
 import {
   AppsGroupVersion,
+  AutoscalingGroupVersion,
   BindingGroupVersion,
   ClusterGroupVersion,
   ConfigGroupVersion,
@@ -8,6 +9,7 @@ import {
   KarmadaClusterNamespace,
   KarmadaSystemNamespace,
   PolicyGroupVersion,
+  RemedyGroupVersion,
   WorkGroupVersion,
 } from '../api/constants.js';
 import type {
@@ -16,8 +18,11 @@ import type {
   ClusterPropagationPolicy,
   ClusterResourceBinding,
   ClusterTaintPolicy,
+  CronFederatedHPA,
+  FederatedResourceQuota,
   OverridePolicy,
   PropagationPolicy,
+  Remedy,
   ResourceBinding,
   ResourceBindingSpec,
   ResourceInterpreterCustomization,
@@ -38,6 +43,9 @@ export const RIC: TypeRef<ResourceInterpreterCustomization> = { apiVersion: Conf
 export const CTP: TypeRef<ClusterTaintPolicy> = { apiVersion: PolicyGroupVersion, kind: 'ClusterTaintPolicy' };
 export const NAMESPACE: TypeRef = { apiVersion: 'v1', kind: 'Namespace' };
 export const WORKLOAD_REBALANCER: TypeRef<WorkloadRebalancer> = { apiVersion: AppsGroupVersion, kind: 'WorkloadRebalancer' };
+export const REMEDY: TypeRef<Remedy> = { apiVersion: RemedyGroupVersion, kind: 'Remedy' };
+export const CRON_FHPA: TypeRef<CronFederatedHPA> = { apiVersion: AutoscalingGroupVersion, kind: 'CronFederatedHPA' };
+export const FRQ: TypeRef<FederatedResourceQuota> = { apiVersion: PolicyGroupVersion, kind: 'FederatedResourceQuota' };
 
 /** Either binding kind: what the binding-side reconcilers read (their specs share one schema). */
 export type Binding = ResourceBinding | ClusterResourceBinding;
@@ -50,7 +58,7 @@ export type Policy = PropagationPolicy | ClusterPropagationPolicy;
 /** Either override policy kind. */
 export type Override = OverridePolicy | ClusterOverridePolicy;
 
-const KARMADA_GROUPS = new Set(['policy.karmada.io', 'work.karmada.io', 'cluster.karmada.io', 'config.karmada.io', 'apps.karmada.io']);
+const KARMADA_GROUPS = new Set(['policy.karmada.io', 'work.karmada.io', 'cluster.karmada.io', 'config.karmada.io', 'apps.karmada.io', 'remedy.karmada.io', 'autoscaling.karmada.io']);
 
 export function isKarmadaType(t: TypeRef): boolean {
   return KARMADA_GROUPS.has(groupOf(t.apiVersion));

@@ -15,6 +15,8 @@ import {
 import type { KObject, ObjectRef, TypeRef } from './object.js';
 import { is, isBinding, isPolicy, type Binding, type Policy } from './kinds.js';
 import type { Cluster, ResourceBindingStatus } from '../api/generated/types.js';
+import type { ReplicaRequirements } from '../scheduler/types.js';
+import type { MemberCapacity } from './node-estimator.js';
 
 // ---------------------------------------------------------------------------------------------
 // Reading
@@ -141,7 +143,19 @@ export interface SchedulePass {
   evictionBlockExpiresAt?: string;
 }
 
-export type ScheduleFn = (binding: Binding, clusters: readonly Cluster[], now: Date) => SchedulePass;
+/**
+ * Karmada's scheduler-estimator, in process: how many replicas of these requirements fit in the member
+ * cluster, or -1 (UnauthenticReplica) when it cannot tell (its Nodes and Pods not known yet).
+ */
+export type ReplicaEstimatorFn = (cluster: string, requirements: ReplicaRequirements | null) => number;
+
+export interface ScheduleExtras {
+  /** Estimators beside the general one (resource summary); each cluster gets the smallest answer given. */
+  estimators?: readonly ReplicaEstimatorFn[];
+}
+
+export type ScheduleFn = (binding: Binding, clusters: readonly Cluster[], now: Date, extras?: ScheduleExtras) => SchedulePass;
+
 
 // ---------------------------------------------------------------------------------------------
 // Interpreter port
@@ -257,6 +271,13 @@ export interface CoreOptions {
   /** `--unschedulable-threshold`, seconds: how long a replica stays unschedulable before the descheduler takes it away. Default 300. */
   unschedulableThresholdSeconds?: number;
   /**
+   * Karmada's `--enable-scheduler-estimator`: the scheduler also asks the accurate estimator (node-estimator.ts,
+   * in process over `capacity`). karmada-lite's default is on, since no estimator server needs deploying.
+   */
+  schedulerEstimator?: boolean;
+  /** Feature gate ResourceQuotaEstimate (Alpha, off): members' ResourceQuotas of `replicaRequirements.namespace` bound the accurate estimate. */
+  resourceQuotaEstimate?: boolean;
+  /**
    * Feature gate Failover. Off: no NoExecute taint eviction at all (Karmada registers no taint manager)
    * and the cluster controller adds no NoExecute taint. karmada-lite's default is on (README "differs").
    */
@@ -270,6 +291,11 @@ export interface CoreOptions {
   enableNoExecuteTaintEviction?: boolean;
   /** `--no-execute-taint-eviction-purge-mode`: the purge mode of a binding without failover.cluster. */
   noExecuteTaintEvictionPurgeMode?: string;
+  /**
+   * Feature gate FederatedQuotaEnforcement (Karmada default off): the scheduler's binding writes are charged
+   * against the namespace's FederatedResourceQuotas, whose overall and overallUsed then come from the bindings.
+   */
+  federatedQuotaEnforcement?: boolean;
 }
 
 /** Karmada's defaults for whatever is not given (gates off). */
@@ -293,6 +319,8 @@ export interface ReconcileContext {
   interpreter: Interpreter;
   schedule: ScheduleFn;
   options: CoreOptions;
+  /** The members' Nodes and Pods, where the runner has them (the controller's lean informers, a fleet file's nodes and pods). */
+  capacity?: MemberCapacity;
 }
 
 export type Reconcile = (ctx: ReconcileContext, key: string) => ReconcileResult;
@@ -335,4 +363,6 @@ export interface ControllerSpec {
    * member). The answer is cached per type, so keysFor only sees changes it may care about.
    */
   watches?(type: TypeRef, cluster: string | undefined): boolean;
+  /** Not part of `--controllers '*'`: runs only when named, as Karmada's controllersDisabledByDefault. */
+  disabledByDefault?: boolean;
 }

@@ -14,6 +14,7 @@
  */
 import {
   BindingRollout,
+  ClusterConditionReady,
   ClusterResourceBindingAnnotation,
   ClusterPropagationPolicyPermanentIDLabel,
   EventReasonRolloutAborted,
@@ -222,6 +223,11 @@ interface GateInput {
 function unmet(name: string, inp: GateInput): { reason: string; message: string } | undefined {
   const { b, rev, gate } = inp;
   if (isSuspendedFor(b, name)) return { reason: 'Suspended', message: 'dispatching to this cluster is suspended (spec.suspension)' };
+  // A member that does not answer keeps its last collected status, which says nothing about now: passing a
+  // gate (or a bake time) on it would open the next stage on a canary nobody can see. A cluster never probed
+  // (no Ready condition, as in `plan`) is judged by its Work and status alone.
+  const ready = findCondition(inp.reader.get(CLUSTER, undefined, name)?.status?.conditions, ClusterConditionReady);
+  if (ready && ready.status !== 'True') return { reason: 'ClusterNotReady', message: `cluster ${name} is not Ready (${ready.reason ?? ready.status}): its workload's status cannot be observed` };
   const w = inp.works.get(name);
   const m = w && manifestsOf(w)[0];
   const stamped = m?.metadata?.annotations?.[ResourceTemplateGenerationAnnotation];
@@ -599,10 +605,12 @@ export function rolloutRenderChanged(c: ObjectChange): boolean {
   return isBindingChange(c) && c.type === 'MODIFIED' && !!c.old && !deepEqual(rolloutRenderView(c.old), rolloutRenderView(c.object));
 }
 
+const readyOf = (c: KObject) => findCondition(c.status?.conditions, ClusterConditionReady)?.status;
+
 /**
  * The rollout controller's keys: a binding under a staged rollout whose spec, annotations, collected status
  * or rollout status (written by someone else) changed; the bindings of a policy whose rolloutStrategy
- * changed; those still rolling out over a cluster whose labels changed (label-selected stages).
+ * changed; those still rolling out over a cluster whose labels or readiness changed.
  */
 export function rolloutKeys(c: ObjectChange, reader: ObjectReader): string[] {
   if (c.cluster !== undefined) {
@@ -633,7 +641,8 @@ export function rolloutKeys(c: ObjectChange, reader: ObjectReader): string[] {
     if (c.type === 'ADDED' && !c.object.spec?.rolloutStrategy) return [];
     return bindingsOfPolicy(reader, c.object).map(bindingKey);
   }
-  if (isChangeOf(c, CLUSTER) && c.type === 'MODIFIED' && c.old && !deepEqual(c.old.metadata.labels, c.object.metadata.labels)) {
+  // A cluster's labels (label-selected stages) or its readiness (a gate does not pass on a member that does not answer).
+  if (isChangeOf(c, CLUSTER) && c.type === 'MODIFIED' && c.old && (!deepEqual(c.old.metadata.labels, c.object.metadata.labels) || readyOf(c.old) !== readyOf(c.object))) {
     return [...reader.list(RB), ...reader.list(CRB)].filter((b) => b.status?.rollout && b.status.rollout.phase !== 'Completed').map(bindingKey);
   }
   return [];

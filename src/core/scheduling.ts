@@ -12,10 +12,12 @@ import {
   SchedulerName,
 } from '../api/constants.js';
 import { bindingType, CLUSTER, type Binding } from './kinds.js';
+import { chargeScheduledBinding } from './federated-resource-quota.js';
 import { errorMessage } from '../json/error.js';
 import { deepClone, deepEqual } from '../json/value.js';
 import { getLabel, isTerminating, parseRefKey, parseTime, refOf, type KObject } from './object.js';
 import { intern } from '../json/strings.js';
+import { accurateEstimator } from './node-estimator.js';
 import { emptyResult, type CoreEvent, type ReconcileContext, type ReconcileResult, type SchedulePass, type Write } from './ports.js';
 
 export const SCHEDULER = 'scheduler';
@@ -31,7 +33,7 @@ export function reconcileSchedule(ctx: ReconcileContext, key: string): Reconcile
   const clusters = ctx.reader.list(CLUSTER).filter((c) => !isTerminating(c));
   let pass: SchedulePass;
   try {
-    pass = ctx.schedule(b, clusters, ctx.now);
+    pass = ctx.schedule(b, clusters, ctx.now, ctx.capacity && ctx.options.schedulerEstimator !== false ? { estimators: [accurateEstimator(ctx.capacity, { resourceQuotaEstimate: ctx.options.resourceQuotaEstimate })] } : undefined);
   } catch (e) {
     return { ...emptyResult(), error: `scheduling ${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name} failed: ${errorMessage(e)}` };
   }
@@ -69,6 +71,10 @@ export function reconcileSchedule(ctx: ReconcileContext, key: string): Reconcile
   };
   const writes: Write[] = [];
   if (specChanged) {
+    // FederatedQuotaEnforcement: Karmada's ResourceBinding webhook refuses or charges this very update.
+    const quota = chargeScheduledBinding(ctx, b, next);
+    if (quota.refused) return quota.refused;
+    writes.push(...quota.writes);
     writes.push({ op: 'update', object: next, then: (written) => ({ writes: statusOf(written) }) });
   } else if (pass.statusChanged) {
     writes.push(...statusOf(b));

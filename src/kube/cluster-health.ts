@@ -17,6 +17,8 @@ import { ClusterNotReachableReason, ClusterNotReadyReason, ClusterReadyMessage, 
 export interface ProbeFailure {
   code?: number;
   message: string;
+  /** No answer within the probe's timeout (a frozen apiserver, a blackholed link), as opposed to one that failed fast. */
+  timedOut?: boolean;
 }
 
 export interface ProbeOutcome {
@@ -34,6 +36,23 @@ export interface ReadyCondition {
 
 /** The request of the probe that needs rights. */
 export const ACCESS_CHECK_PATH = '/api/v1/namespaces';
+
+/** Probes that failed fast (a refused or reset connection, an error answer) in a row that turn a ready member not ready. */
+export const FAST_FAILURES_TO_NOT_READY = 2;
+
+/**
+ * Whether the failed probe just made turns the member not ready now. A member never seen ready is not
+ * ready at once. A ready one that failed fast gets a second probe first: a connection reset while its
+ * apiserver restarts is a blip, not an outage. One that let a request go unanswered for the whole probe
+ * timeout has been silent that long already, and a second timeout would only double the time a frozen
+ * member keeps its replicas: Karmada's health check, too, is one request bounded by its client's timeout,
+ * whose failure is the observed condition at once.
+ */
+export function failedProbeDecides(probe: ProbeOutcome, wasReady: boolean | undefined, failuresInRow: number): boolean {
+  if (!wasReady) return true;
+  if (probe.health?.timedOut || probe.access?.timedOut) return true;
+  return failuresInRow >= FAST_FAILURES_TO_NOT_READY;
+}
 
 export function readyConditionOf(probe: ProbeOutcome, secret: string): ReadyCondition {
   if (probe.health) {

@@ -9,7 +9,8 @@ import type { Server } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { coreControllers, INTERPRETER_HEALTH, selectControllers } from '../core/controllers.js';
 import { CLUSTER, RIC } from '../core/kinds.js';
-import { refKey } from '../core/object.js';
+import { refKey, refOf } from '../core/object.js';
+import { SCHEDULER } from '../core/scheduling.js';
 import { withCoreDefaults, type ControllerSpec, type CoreOptions, type Interpreter, type InterpreterOperation } from '../core/ports.js';
 import { createInterpreter, type InterpreterOptions } from '../interpreter/interpreter.js';
 import { InterpreterPool, POOL_DEFAULTS } from '../interpreter/pool.js';
@@ -20,6 +21,7 @@ import { LeaderElector } from '../runtime/leader-election.js';
 import { actionLogger } from '../runtime/action-log.js';
 import type { Logger } from '../runtime/log.js';
 import { LogFold } from '../runtime/log-fold.js';
+import { subjectOf } from '../runtime/karmada-metrics.js';
 import { Metrics } from '../runtime/metrics.js';
 import { Runner } from '../runtime/runner.js';
 import { interpreterPort, realScheduler } from '../store/control-plane.js';
@@ -92,7 +94,10 @@ export class Controller {
     // The control plane executes Push clusters' Works; a Pull cluster's agent executes its own.
     const core = withCoreDefaults({ executionSyncMode: 'Push', ...opts.core });
     this.core = core;
-    this.controllers = selectControllers(coreControllers(core), opts.controllers);
+    // The scheduler's queue counts what puts bindings in it, as Karmada's queue_incoming_bindings_total.
+    this.controllers = selectControllers(coreControllers(core), opts.controllers).map((c) =>
+      c.name === SCHEDULER ? { ...c, keysFor: (change, reader) => this.metrics.karmada.countedKeys(change, c.keysFor(change, reader)) } : c,
+    );
     // Checked here, before campaigning for the lease, so that a typo fails at start-up with exit code 2.
     for (const name of Object.keys(opts.concurrency ?? {})) {
       if (!this.controllers.some((c) => c.name === name)) throw new Error(`--concurrent-syncs: no running controller named ${name}; running: ${this.controllers.map((c) => c.name).join(', ')}`);
@@ -221,7 +226,8 @@ export class Controller {
     const followHooks = configurationFollower(webhooks);
     const port = this.instrument(webhooks);
     let ricSignature = '';
-    const sched = realScheduler();
+    const karmada = this.metrics.karmada;
+    const sched = karmada.scheduler(realScheduler({ observe: karmada.algorithmObserver() }), (b) => store.get(refOf(b), b.metadata.namespace, b.metadata.name ?? '') === b);
     runner = new Runner(store, this.controllers, {
       clock: () => new Date(),
       writer: store,
@@ -239,9 +245,10 @@ export class Controller {
           (pooled ?? real).setCustomizations(rics as never);
         }
         followHooks(store.list(RIWC));
-        return { interpreter: port, schedule: sched, options: this.core };
+        return { interpreter: port, schedule: sched, options: this.core, capacity: store.memberCapacity };
       },
-      onReconcile: (controller, seconds, error) => {
+      onReconcile: (controller, seconds, error, detail) => {
+        karmada.observeReconcile(controller, seconds, error, detail, (key) => subjectOf(store, controller, key));
         this.metrics.reconcileSeconds.observe({ controller }, seconds);
         this.metrics.reconcileTotal.inc({ controller, result: error === undefined ? 'success' : 'error' });
         if (error !== undefined) {

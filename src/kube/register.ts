@@ -318,6 +318,8 @@ export function memberSetupObjects(p: RegisterPlan): KObject[] {
         // kube-system's uid is the cluster id; the probe lists namespaces (a request that needs rights); a
         // manifest's namespace is created when missing; the namespace sync controller's Works carry namespaces.
         { apiGroups: [''], resources: ['namespaces'], verbs: [...AgentWorkVerbs] },
+        // The cluster's resource summary (Nodes and the Pods on them) and the estimator's quota bound, read only.
+        { apiGroups: [''], resources: ['nodes', 'pods', 'resourcequotas'], verbs: ['get', 'list', 'watch'] },
       ],
     },
     {
@@ -521,17 +523,34 @@ export interface Applied {
 
 const FIELD_MANAGER = 'karmada-lite-register';
 
-/** Server-side apply, forced (register owns these objects); the outcome from the resourceVersion before and after. */
-async function apply(rest: RestClient, obj: KObject): Promise<ApplyOutcome> {
-  const path = await rest.pathFor(obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name);
-  let before: KObject | undefined;
+/**
+ * How a write is sent: the field manager of its server-side apply, and `server` for kubectl's
+ * --dry-run=server (every write carries dryRun=All: admission runs, nothing is stored). join, unjoin and
+ * unregister write through these too.
+ */
+export interface WriteOptions {
+  fieldManager?: string;
+  dryRun?: 'server';
+}
+
+const writeQuery = (o: WriteOptions) => ({ fieldManager: o.fieldManager ?? FIELD_MANAGER, ...(o.dryRun === 'server' ? { dryRun: 'All' } : {}) });
+
+/** GET, with undefined for a 404. */
+export async function getIfPresent<T = KObject>(rest: RestClient, path: string): Promise<T | undefined> {
   try {
-    before = await rest.request<KObject>('GET', path);
+    return await rest.request<T>('GET', path);
   } catch (e) {
-    if (!isApiNotFound(e)) throw e;
+    if (isApiNotFound(e)) return undefined;
+    throw e;
   }
+}
+
+/** Server-side apply, forced (register owns these objects); the outcome from the resourceVersion before and after. */
+export async function apply(rest: RestClient, obj: KObject, o: WriteOptions = {}): Promise<ApplyOutcome> {
+  const path = await rest.pathFor(obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name);
+  const before = await getIfPresent(rest, path);
   const after = await rest.request<KObject>('PATCH', path, {
-    query: { fieldManager: FIELD_MANAGER, force: true },
+    query: { force: true, ...writeQuery(o) },
     body: obj,
     contentType: 'application/apply-patch+yaml',
   });
@@ -543,23 +562,17 @@ async function apply(rest: RestClient, obj: KObject): Promise<ApplyOutcome> {
  * A Namespace: created when missing, its labels applied when one is not there. Applied as a whole, a new
  * namespace reads as changed on the next run (the apiserver's own label moves its managed fields once).
  */
-async function ensureNamespace(rest: RestClient, ns: KObject): Promise<ApplyOutcome> {
-  const path = await rest.pathFor(ns.apiVersion, ns.kind, undefined, ns.metadata.name);
-  let current: KObject | undefined;
-  try {
-    current = await rest.request<KObject>('GET', path);
-  } catch (e) {
-    if (!isApiNotFound(e)) throw e;
-  }
-  if (!current) return createIfMissing(rest, ns);
-  if (current.metadata.deletionTimestamp) throw new Error(`namespace ${ns.metadata.name} is being deleted; run register again once it is gone (kubectl get namespace ${ns.metadata.name})`);
+async function ensureNamespace(rest: RestClient, ns: KObject, o: WriteOptions): Promise<ApplyOutcome> {
+  const current = await getIfPresent(rest, await rest.pathFor(ns.apiVersion, ns.kind, undefined, ns.metadata.name));
+  if (!current) return createIfMissing(rest, ns, o);
+  if (current.metadata.deletionTimestamp) throw new Error(`namespace ${ns.metadata.name} is being deleted; run the command again once it is gone (kubectl get namespace ${ns.metadata.name})`);
   const want = Object.entries(ns.metadata.labels ?? {});
   if (want.every(([k, v]) => current.metadata.labels?.[k] === v)) return 'unchanged';
-  return apply(rest, ns);
+  return apply(rest, ns, o);
 }
 
 /** Applied, or for a Namespace ensured (ensureNamespace). */
-const write = (rest: RestClient, o: KObject) => (o.kind === 'Namespace' && o.apiVersion === 'v1' ? ensureNamespace(rest, o) : apply(rest, o));
+export const writeObject = (rest: RestClient, obj: KObject, o: WriteOptions = {}) => (obj.kind === 'Namespace' && obj.apiVersion === 'v1' ? ensureNamespace(rest, obj, o) : apply(rest, obj, o));
 
 /**
  * A Lease: created when missing, else left to whoever renews it, but for its owner: one left from a Cluster
@@ -583,10 +596,10 @@ async function ensureLease(rest: RestClient, lease: KObject): Promise<ApplyOutco
 }
 
 /** Created when missing, else left alone. */
-async function createIfMissing(rest: RestClient, obj: KObject): Promise<ApplyOutcome> {
+async function createIfMissing(rest: RestClient, obj: KObject, o: WriteOptions = {}): Promise<ApplyOutcome> {
   const collection = await rest.pathFor(obj.apiVersion, obj.kind, obj.metadata.namespace);
   try {
-    await rest.request('POST', collection, { body: obj });
+    await rest.request('POST', collection, { body: obj, query: writeQuery(o) });
     return 'created';
   } catch (e) {
     if (isApiConflict(e)) return 'unchanged';
@@ -594,53 +607,47 @@ async function createIfMissing(rest: RestClient, obj: KObject): Promise<ApplyOut
   }
 }
 
-const CLUSTERS = `/apis/${CLUSTER.apiVersion}/clusters`;
+export const CLUSTERS = `/apis/${CLUSTER.apiVersion}/clusters`;
+
+/** Every Cluster of the host; a failure says what the command needs. */
+export async function listClusters(host: RestClient, command: string): Promise<Cluster[]> {
+  try {
+    return (await host.request<{ items: Cluster[] }>('GET', CLUSTERS)).items ?? [];
+  } catch (e) {
+    throw new Error(
+      `cannot list the Clusters of the control plane: ${(e as Error).message}; ${command} needs an administrator's kubeconfig of the control plane, and the Karmada CRDs (karmada-lite crds | kubectl apply --server-side -f -)`,
+    );
+  }
+}
+
+/**
+ * The Cluster, created or brought to the spec `want` makes of what is stored (Karmada's
+ * CreateOrUpdateClusterObject: other fields are kept); read again when someone else wrote it meanwhile.
+ */
+export async function ensureClusterObject(host: RestClient, name: string, want: (seen: Cluster | undefined) => Cluster, o: WriteOptions = {}): Promise<{ cluster: Cluster; outcome: ApplyOutcome }> {
+  const named = `${CLUSTERS}/${encodeURIComponent(name)}`;
+  for (let seen = await getIfPresent<Cluster>(host, named); ; ) {
+    const next = want(seen);
+    try {
+      if (!seen) return { cluster: await host.request<Cluster>('POST', CLUSTERS, { body: next, query: writeQuery(o) }), outcome: 'created' };
+      if (deepEqual(seen.spec, next.spec)) return { cluster: seen, outcome: 'unchanged' };
+      return { cluster: await host.request<Cluster>('PUT', named, { body: { ...seen, spec: next.spec }, query: writeQuery(o) }), outcome: 'configured' };
+    } catch (e) {
+      // The agent or the controller wrote it meanwhile: read it again.
+      if (!(e instanceof ApiError && (e.code === 409 || e.code === 404))) throw e;
+      seen = await getIfPresent<Cluster>(host, named);
+    }
+  }
+}
 
 /**
  * The Cluster, created or brought to the spec the agent would register (agent-register.ts decides both):
  * refused when the name or the id belongs to another cluster, a Push cluster among them.
  */
 async function ensureCluster(host: RestClient, p: RegisterPlan, id: string, member: MemberConnection): Promise<{ cluster: Cluster; outcome: ApplyOutcome }> {
-  let clusters: Cluster[];
-  try {
-    clusters = (await host.request<{ items: Cluster[] }>('GET', CLUSTERS)).items ?? [];
-  } catch (e) {
-    throw new Error(
-      `cannot list the Clusters of the control plane: ${(e as Error).message}; register needs an administrator's --karmada-kubeconfig, and the Karmada CRDs (karmada-lite crds | kubectl apply --server-side -f -)`,
-    );
-  }
-  const current = clusters.find((c) => c.metadata.name === p.clusterName);
-  const problem = registrationProblem(clusters, p.clusterName, id);
+  const problem = registrationProblem(await listClusters(host, 'register'), p.clusterName, id);
   if (problem) throw new Error(problem.replace('Give this agent another --cluster-name', 'Register it under another --cluster-name'));
-  const named = `${CLUSTERS}/${encodeURIComponent(p.clusterName)}`;
-  for (let seen = current; ;) {
-    const want = clusterObject(p, id, member, seen);
-    try {
-      if (!seen)
-        return {
-          cluster: await host.request<Cluster>('POST', CLUSTERS, {
-            body: want,
-          }),
-          outcome: 'created',
-        };
-      if (deepEqual(seen.spec, want.spec)) return { cluster: seen, outcome: 'unchanged' };
-      return {
-        cluster: await host.request<Cluster>('PUT', named, {
-          body: { ...seen, spec: want.spec },
-        }),
-        outcome: 'configured',
-      };
-    } catch (e) {
-      // The agent or the controller wrote it meanwhile: read it again.
-      if (!(e instanceof ApiError && (e.code === 409 || e.code === 404))) throw e;
-      try {
-        seen = await host.request<Cluster>('GET', named);
-      } catch (g) {
-        if (!isApiNotFound(g)) throw g;
-        seen = undefined;
-      }
-    }
-  }
+  return ensureClusterObject(host, p.clusterName, (seen) => clusterObject(p, id, member, seen));
 }
 
 export interface RegisterRun {
@@ -693,7 +700,7 @@ export async function register(run: RegisterRun): Promise<RegisterResult> {
   if (!id) throw new Error("the Cluster needs its id (the uid of the member's kube-system namespace, what the agent registers): give the member's --kubeconfig, or --cluster-id");
   const conn: MemberConnection = run.member ? memberConnectionOf(run.member.kubeconfig) : { insecureSkipTLSVerification: false };
 
-  for (const o of hostRbacObjects(p)) note('host', o, await write(host, o));
+  for (const o of hostRbacObjects(p)) note('host', o, await writeObject(host, o));
   const { cluster, outcome } = await ensureCluster(host, p, id, conn);
   note('host', cluster, outcome);
   for (const o of leaseObjects(p, cluster.metadata.uid)) note('host', o, await ensureLease(host, o));
@@ -713,7 +720,7 @@ export async function register(run: RegisterRun): Promise<RegisterResult> {
   const kubeconfig = agentKubeconfig(p, run.hostEndpoint, token);
 
   if (run.member) {
-    for (const o of [...memberSetupObjects(p), memberKubeconfigSecret(p, kubeconfig), agentDeployment(p)]) note('member', o, await write(run.member.rest, o));
+    for (const o of [...memberSetupObjects(p), memberKubeconfigSecret(p, kubeconfig), agentDeployment(p)]) note('member', o, await writeObject(run.member.rest, o));
   }
   return {
     applied,

@@ -1,6 +1,7 @@
 import { Agent as HttpsAgent, request as httpsRequest, type AgentOptions, type RequestOptions } from 'node:https';
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { VERSION } from '../version.js';
 import type { TokenBucket, TokenPriority } from './rate-limiter.js';
 
 /**
@@ -48,6 +49,15 @@ let rateLimiterObserver: RateLimiterObserver | undefined;
 export function observeRateLimiter(fn: RateLimiterObserver | undefined): void {
   rateLimiterObserver = fn;
 }
+
+/** The field manager of every create, update and patch that does not name its own (client-go's comes from its user agent). */
+export const FIELD_MANAGER = 'karmada-lite';
+
+/** As client-go's `<binary>/<version> (<os>/<arch>)`: what audit logs and the server's metrics name the client by. */
+const USER_AGENT = `${FIELD_MANAGER}/v${VERSION} (${process.platform}/${process.arch})`;
+
+/** The verbs whose options carry a fieldManager (CreateOptions, UpdateOptions, PatchOptions). */
+const MUTATING = new Set(['POST', 'PUT', 'PATCH']);
 
 export interface RestClientOptions {
   /** client-go's QPS/Burst: every request, a watch's start included, takes a token first. */
@@ -108,13 +118,16 @@ export class RestClient {
   private async options(method: string, path: string, opts: RequestOpts): Promise<RequestOptions> {
     const url = new URL(path, this.server);
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    // managedFields name who wrote what; without a manager the server records "unknown". A caller's own
+    // (server-side apply must give one) is kept.
+    if (MUTATING.has(method) && !url.searchParams.has('fieldManager')) url.searchParams.set('fieldManager', FIELD_MANAGER);
     const o: RequestOptions = {
       method,
       protocol: url.protocol,
       hostname: url.hostname,
       port: url.port,
       path: url.pathname + url.search,
-      headers: { accept: 'application/json', ...opts.headers },
+      headers: { accept: 'application/json', 'user-agent': USER_AGENT, ...opts.headers },
     };
     await this.kc.applyToHTTPSOptions(o);
     if (url.protocol === 'https:') o.agent = this.agent ??= this.kc.getCurrentCluster()?.proxyUrl ? o.agent : keepAliveAgent(o);

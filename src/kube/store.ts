@@ -16,7 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ClusterConditionReady, DefaultSkippedPropagatingNamespaces, generateExecutionSpaceName } from '../api/constants.js';
-import { CLUSTER, COP, CPP, CRB, CTP, isKarmadaType, NAMESPACE, OP, PP, RB, RIC, WORK, WORKLOAD_REBALANCER } from '../core/kinds.js';
+import { CLUSTER, COP, CPP, CRB, CRON_FHPA, CTP, FRQ, isKarmadaType, NAMESPACE, OP, PP, RB, REMEDY, RIC, WORK, WORKLOAD_REBALANCER } from '../core/kinds.js';
 import { RIWC } from '../interpreter/webhook-interpreter.js';
 import { memberNamespaceManifest } from '../core/namespace.js';
 import { LEASE, NamespaceClusterLease } from '../core/pull-cluster.js';
@@ -29,10 +29,13 @@ import type { Logger } from '../runtime/log.js';
 import { StoreError, type RecordedEvent, type WatchEvent, type WatchHandler } from '../runtime/store-port.js';
 import { unchangedByWrite } from '../runtime/unchanged-write.js';
 import { isAdmissionKind, mutate } from '../validation/rules.js';
-import { ACCESS_CHECK_PATH, collectionFailedCondition, collectionFailedEvent, readyConditionOf, type ProbeFailure, type ProbeOutcome, type ReadyCondition } from './cluster-health.js';
+import { ACCESS_CHECK_PATH, collectionFailedCondition, collectionFailedEvent, failedProbeDecides, readyConditionOf, type ProbeFailure, type ProbeOutcome, type ReadyCondition } from './cluster-health.js';
 import { clusterSignature, memberKubeConfig, secretRefOf, secretSignature } from './credentials.js';
 import { EventRecorder, eventRequestFor } from './events.js';
 import { Informer } from './informer.js';
+import { MemberInformers } from './member-capacity.js';
+import { clusterResourceSummary, nodeSummary } from '../core/cluster-resource-summary.js';
+import type { MemberCapacity } from '../core/node-estimator.js';
 import { MemberGate } from './member-gate.js';
 import { ApiDiscovery, type APIEnablement } from './api-enablements.js';
 import { ApiError, RestClient, type Query, type RequestOpts } from './rest.js';
@@ -50,7 +53,7 @@ export class CacheNotSyncedError extends ReaderNotReadyError {
 export const HOST_KINDS: readonly TypeRef[] = [CLUSTER, PP, CPP, OP, COP, RB, CRB, WORK, RIC, NAMESPACE];
 
 /** Kinds watched when their CRD is installed: a control plane without them still starts (their controllers then see nothing). */
-export const OPTIONAL_HOST_KINDS: readonly TypeRef[] = [WORKLOAD_REBALANCER, CTP, RIWC];
+export const OPTIONAL_HOST_KINDS: readonly TypeRef[] = [WORKLOAD_REBALANCER, CTP, FRQ, RIWC, REMEDY, CRON_FHPA];
 
 const typeKey = (t: TypeRef) => `${t.apiVersion}|${t.kind}`;
 
@@ -145,7 +148,11 @@ class ApiCache {
   stop(): void {
     for (const w of this.kinds.values()) w.informer?.stop();
     this.kinds.clear();
+    this.capacity?.stop();
   }
+
+  /** A member's lean Node, Pod and ResourceQuota informers (member-capacity.ts), made on first use. */
+  capacity?: MemberInformers;
 
   /** Stops watching and closes the client's connections (a member disconnected or reconnected with new credentials). */
   close(): void {
@@ -154,16 +161,16 @@ class ApiCache {
   }
 }
 
-/** Consecutive failed /readyz probes that turn a ready member not ready. */
-const PROBE_FAILURES_TO_NOT_READY = 2;
-
 /** The signature and credentials' name of the agent's own cluster (KubeStoreOptions.localMember). */
 const LOCAL_MEMBER = "the agent's kubeconfig";
 
 /** A member write (one small object) that has not been answered in this long is given up and retried. */
 const MEMBER_WRITE_TIMEOUT_MS = 10_000;
 
-/** Timeout of each request of a probe. */
+/**
+ * How long each request of a probe (health, the request that needs rights, discovery, version) may go
+ * unanswered: a member that lets one go that long is not reachable (cluster-health.ts).
+ */
 const PROBE_TIMEOUT_MS = 5_000;
 
 interface Member {
@@ -177,7 +184,7 @@ interface Member {
   secret: string;
   secretDigest: string;
   ready?: boolean;
-  /** Failed probes in a row: one failure alone (a slow answer on a busy machine) does not make a cluster not ready. */
+  /** Failed probes in a row: one that failed fast alone does not make a cluster not ready (failedProbeDecides). */
   failures?: number;
   apiEnablements?: APIEnablement[];
   /** Asks the member's APIs again every probe (ETag'd aggregated discovery): a CRD installed later shows up. */
@@ -201,8 +208,12 @@ const isTransportError = (e: unknown) => e instanceof Error && !(e instanceof Ap
 
 const isAnswer = (e: unknown) => e instanceof ApiError;
 
-/** A probe request's failure: with the HTTP status when the member answered. */
-const failureOf = (e: unknown): ProbeFailure => ({ code: e instanceof ApiError ? e.code : undefined, message: (e as Error).message });
+/**
+ * A probe request's failure: with the HTTP status when the member answered, or as a timeout when the
+ * probe's deadline ended it.
+ */
+const failureOf = (e: unknown, path: string, deadline: AbortSignal): ProbeFailure =>
+  deadline.aborted && !(e instanceof ApiError) ? { message: `GET ${path}: no answer within ${PROBE_TIMEOUT_MS / 1000}s`, timedOut: true } : { code: e instanceof ApiError ? e.code : undefined, message: (e as Error).message };
 
 export interface KubeStoreOptions {
   host: KubeConfig;
@@ -488,8 +499,10 @@ export class KubeStore implements ObjectReader, AsyncWriter {
   private connectMember(cluster: any, polled?: any): void {
     const name = cluster.metadata.name as string;
     const local = this.opts.localMember?.name === name ? this.opts.localMember : undefined;
-    // The agent stays connected to its Cluster while it is deleted: its Works' finalizers are its to remove.
-    if (this.stopped || (cluster.metadata.deletionTimestamp && !local)) return;
+    // A Cluster being deleted is connected too (a controller that starts in the middle of an unjoin): its Works
+    // are deleted from the member while it answers, as Karmada's execution controller deletes them while the
+    // cluster is Ready; one that does not answer turns not ready, and its Works then go without touching it.
+    if (this.stopped) return;
     // A Pull cluster is never reached from here (its agent reaches out): no cache, no probe. The agent's own is.
     if (cluster.spec?.syncMode === 'Pull' && !local) {
       this.disconnectMember(name);
@@ -671,27 +684,39 @@ export class KubeStore implements ObjectReader, AsyncWriter {
   }
 
   /**
-   * One probe of a member: its health endpoint, then one request that needs rights. Requests go through
-   * the member's gate (never refused, but counted): an answer here lets writes through again.
+   * One probe of a member, every request under one deadline: its health endpoint, then one request that
+   * needs rights, then (when both passed) its APIs and version. Requests go through the member's gate
+   * (never refused, but counted): an answer here lets writes through again.
    */
   private async check(m: Member): Promise<ProbeOutcome> {
-    const get = (path: string) => m.gate.track(() => m.cache.rest.request('GET', path, { timeoutMs: PROBE_TIMEOUT_MS }));
-    try {
-      await get('/readyz');
-    } catch (e) {
-      // Karmada's fallback for apiservers that do not serve /readyz.
-      if (!(e instanceof ApiError && e.code === 404)) return { health: failureOf(e) };
+    // Each request has PROBE_TIMEOUT_MS of its own: a link that takes seconds per round trip is slow, not gone
+    // (Karmada's client gives every request its own timeout too); a request with no answer that long is.
+    const attempt = async <T>(path: string): Promise<{ value?: T; failure?: ProbeFailure }> => {
+      const deadline = AbortSignal.timeout(PROBE_TIMEOUT_MS);
       try {
-        await get('/healthz');
-      } catch (e2) {
-        return { health: failureOf(e2) };
+        return { value: await m.gate.track(() => m.cache.rest.request<T>('GET', path, { signal: deadline })) };
+      } catch (e) {
+        return { failure: failureOf(e, path, deadline) };
       }
+    };
+    const ready = await attempt('/readyz');
+    if (ready.failure) {
+      // Karmada's fallback for apiservers that do not serve /readyz.
+      if (ready.failure.code !== 404) return { health: ready.failure };
+      const healthz = await attempt('/healthz');
+      if (healthz.failure) return { health: healthz.failure };
     }
-    try {
-      await get(`${ACCESS_CHECK_PATH}?limit=1`);
-    } catch (e) {
-      return { access: failureOf(e) };
-    }
+    const access = await attempt(`${ACCESS_CHECK_PATH}?limit=1`);
+    if (access.failure) return { access: access.failure };
+    // A member that stops answering between the probe's requests fails this probe, not the next one.
+    const discovery = AbortSignal.timeout(PROBE_TIMEOUT_MS);
+    await Promise.race([this.rediscover(m), new Promise((r) => discovery.addEventListener('abort', r, { once: true }))]);
+    if (discovery.aborted) return { health: failureOf(undefined, '/api and /apis (discovery)', discovery) };
+    // Asked every probe, as Karmada's status controller does: a member upgraded in place shows its new version.
+    const version = await attempt<{ gitVersion?: string }>('/version');
+    if (version.value?.gitVersion) m.kubernetesVersion = version.value.gitVersion;
+    // An error answer keeps the version known; no answer at all is the member gone quiet.
+    else if (version.failure?.timedOut) return { health: version.failure };
     return {};
   }
 
@@ -701,7 +726,48 @@ export class KubeStore implements ObjectReader, AsyncWriter {
     if (!m) return;
     const started = performance.now();
     await this.record(m, await this.check(m));
+    if (m.ready) await this.postResourceSummary(m);
     this.opts.onClusterSynced?.(name, (performance.now() - started) / 1000);
+  }
+
+  /** The lean informers of a connected member; undefined for a member not connected. */
+  private memberInformers(cluster: string): MemberInformers | undefined {
+    const m = this.members.get(cluster);
+    if (!m) return undefined;
+    return (m.cache.capacity ??= new MemberInformers(m.cache.rest, {
+      onError: (kind, err) => this.log.warn('member Node/Pod watch failed; its resource summary waits for it', { cluster, kind, err: errorMessage(err) }),
+    }));
+  }
+
+  /** The members' Nodes, Pods and ResourceQuotas as the estimators read them (src/core/node-estimator.ts). */
+  readonly memberCapacity: MemberCapacity = {
+    nodeCapacity: (cluster) => this.memberInformers(cluster)?.nodeCapacity(),
+    pods: (cluster, namespace) => this.memberInformers(cluster)?.podsIn(namespace),
+    resourceQuotas: (cluster, namespace) => this.memberInformers(cluster)?.resourceQuotas(namespace),
+  };
+
+  /**
+   * Karmada's cluster status controller with resource modeling on: the Cluster's nodeSummary and
+   * resourceSummary from the member's Nodes and Pods (src/core/cluster-resource-summary.ts), posted after a
+   * probe that found the member ready, when they changed. Never waits for the informers and never throws: the first probe only
+   * starts the informers (the summary follows at the first probe after they filled), and a member whose Nodes
+   * or Pods cannot be listed (no rights, an error) is logged by the informers and probed as before, without
+   * a summary. Run after the Ready write of the same probe, so the two status writes never race.
+   */
+  private async postResourceSummary(m: Member): Promise<void> {
+    try {
+      const inf = this.memberInformers(m.name);
+      if (!inf) return;
+      const nodes = inf.nodeList();
+      const pods = inf.podList();
+      const cur = this.host.existing(CLUSTER)?.get(undefined, m.name);
+      if (!nodes || !pods || !cur || this.members.get(m.name) !== m || !m.ready || this.stopped) return;
+      const summary = { nodeSummary: nodeSummary(nodes), resourceSummary: clusterResourceSummary(nodes, pods, cur.spec?.resourceModels) };
+      if (deepEqual(cur.status?.nodeSummary, summary.nodeSummary) && deepEqual(cur.status?.resourceSummary, summary.resourceSummary)) return;
+      await this.updateStatus({ ...cur, status: { ...(cur.status ?? {}), ...summary } }, undefined, 'cluster-status');
+    } catch (e) {
+      this.log.warn('cannot update cluster resource summary', { cluster: m.name, err: errorMessage(e) });
+    }
   }
 
   /** A probe's outcome, written to the member's Cluster Ready condition when that changes. */
@@ -710,12 +776,8 @@ export class KubeStore implements ObjectReader, AsyncWriter {
     if (this.members.get(m.name) !== m) return;
     const cond = readyConditionOf(outcome, m.secret);
     const ready = cond.status === 'True';
-    if (ready) await this.rediscover(m);
-    // Asked every probe, as Karmada's status controller does: a member upgraded in place shows its new version.
-    if (ready) m.kubernetesVersion = (await m.cache.rest.request<{ gitVersion?: string }>('GET', '/version', { timeoutMs: PROBE_TIMEOUT_MS }).then((v) => v?.gitVersion, () => undefined)) ?? m.kubernetesVersion;
     m.failures = ready ? 0 : (m.failures ?? 0) + 1;
-    // A member never seen ready is not ready at once; a ready one needs a second failed probe in a row.
-    if (!ready && m.ready && m.failures < PROBE_FAILURES_TO_NOT_READY) {
+    if (!ready && !failedProbeDecides(outcome, m.ready, m.failures)) {
       this.log.debug('member probe failed; not ready after another failure', { cluster: m.name, err: cond.message });
       return;
     }

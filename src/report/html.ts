@@ -57,12 +57,23 @@ table.matrix{border-collapse:collapse;table-layout:fixed}
 .matrix tr.group th{background:#f0f3f6;font-weight:600}
 .matrix tr.pad td{border:0;padding:0;line-height:0}
 .matrix td{cursor:pointer}
-td.dispatched{background:#dafbe1}
-td.suspended{background:#fff8c5}
-td.held{background:#ddf4ff}
-td.absent{background:#f6f8fa;color:#57606a;font-style:italic}
-td.changed{outline:3px solid #bf3989;outline-offset:-3px}
-td .m{color:#cf222e;font-weight:700}
+td.dispatched,.sw.dispatched{background:#d8f3f0}
+td.dispatched.h-Healthy,.sw.dispatched.h-Healthy{background:#dafbe1}
+td.dispatched.h-Unknown,.sw.dispatched.h-Unknown{background:#eaeef2}
+td.suspended,.sw.suspended{background:#fff8c5}
+td.held,.sw.held{background:#ddf4ff}
+td.absent,.sw.absent{background:#f6f8fa;color:#57606a;font-style:italic}
+td.h-Unhealthy,.sw.h-Unhealthy{background:#ffcecb}
+td.changed,.sw.changed{outline:3px solid #bf3989;outline-offset:-3px}
+.mk{font-style:normal}
+.mk-Healthy,.mk-readyTrue{color:#1a7f37}
+.mk-Unhealthy,.mk-notApplied,.mk-readyFalse,.mk-evicting,.mk-failedOver,.mk-warning{color:#cf222e;font-weight:700}
+.mk-Unknown,.mk-readyUnknown{color:#9a6700;font-weight:700}
+.mk-changed{color:#bf3989;font-weight:700}
+.mk-Push,.mk-Pull{font-weight:400;font-size:11px;color:#57606a;border:1px solid #afb8c1;border-radius:3px;padding:0 3px}
+#legend summary{cursor:pointer;color:#57606a}
+#legend ul{display:flex;flex-wrap:wrap;gap:2px 16px;list-style:none;padding:0;margin:4px 0 0}
+.sw{display:inline-block;width:14px;height:12px;border:1px solid #d0d7de;vertical-align:middle}
 button.tpl{background:none;border:0;padding:0;font:inherit;line-height:inherit;color:#0969da;cursor:pointer;text-align:left}
 #panel{width:45%;overflow:auto;border-left:1px solid #d0d7de;padding:0 12px}
 #panel h2{font-size:14px}
@@ -105,7 +116,9 @@ export function reportHtml(content: ReportContent, opts: ReportHtmlOptions = {})
 <label>policy <select id="f-policy"></select></label>
 <label>cluster <select id="f-cluster"></select></label>
 <label>state <select id="f-state"><option value="">all states</option><option value="dispatched">dispatched</option><option value="suspended">suspended</option><option value="held">held by rollout</option><option value="absent">not placed</option><option value="changed">changed</option></select></label>
+<label>health <select id="f-health"><option value="">all health</option><option value="not-healthy">not healthy</option><option value="Unhealthy">Unhealthy</option><option value="Unknown">Unknown</option><option value="Healthy">Healthy</option></select></label>
 <span id="count" role="status"></span>
+<details id="legend" open><summary>legend</summary><ul id="legend-list"></ul></details>
 </header>
 <main>
 <div id="matrix-wrap"><table class="matrix" id="matrix" aria-label="templates by cluster"><thead id="matrix-head"></thead><tbody id="matrix-body"></tbody></table></div>

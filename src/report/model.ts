@@ -8,6 +8,7 @@
  * manifests, binding, the diff), which the page reads only when a row is opened.
  */
 import {
+  ClusterConditionReady,
   ClusterPropagationPolicyAnnotation,
   PropagationPolicyNameAnnotation,
   PropagationPolicyNamespaceAnnotation,
@@ -37,13 +38,16 @@ export interface FleetInput {
 /** dispatched / suspended (Work.spec.suspendDispatching) / held (a rollout stage not open yet) / absent (no Work). */
 export type CellState = 'dispatched' | 'suspended' | 'held' | 'absent';
 
+/** Karmada's ResourceHealth of the member object (aggregatedStatus[].health); Unknown until the member reports. */
+export type CellHealth = 'Healthy' | 'Unhealthy' | 'Unknown';
+
 export interface FleetCell {
   cluster: string;
   state: CellState;
   replicas?: number;
   /** Work Applied condition: true, false, or unknown (no condition yet). */
   applied?: boolean;
-  health?: string;
+  health?: CellHealth;
   /** The rollout stage (0-based) that holds this cluster, for `held`. */
   stage?: number;
   /** A graceful eviction task for this cluster is on the binding. */
@@ -81,11 +85,16 @@ export interface FleetRow {
   cells: FleetCell[];
 }
 
+/** The binding's staged rollout as the panel shows it: status.rollout without the stable template it keeps. */
+export type FleetRollout = Omit<RolloutStatus, 'stableTemplate'>;
+
 /** What a click on a row opens; read apart from the matrix (embedded compressed, or fetched from the dashboard). */
 export interface FleetRowDetail {
   key: string;
   works: FleetWork[];
   bindingObject?: KObject;
+  /** The staged rollout's stage, revision and per-cluster state (src/core/rollout.ts), when the binding has one. */
+  rollout?: FleetRollout;
   /** --diff-against's changes to this template, per cluster. */
   changes: PlanChange[];
 }
@@ -105,12 +114,23 @@ export interface FleetEvent {
   count: number;
 }
 
+/** What a cluster's column head says besides its name: how the control plane reaches it, and whether it is Ready. */
+export interface FleetClusterHead {
+  name: string;
+  /** spec.syncMode (Push when unset, as Karmada defaults it); absent when no Cluster object names it (only a cell does). */
+  syncMode?: 'Push' | 'Pull';
+  /** The Ready condition's status; Unknown without a Cluster object or before the cluster status controller wrote one. */
+  ready: 'True' | 'False' | 'Unknown';
+}
+
 export interface FleetModel {
   at: string;
   source: FleetInput['source'];
   /** The page's heading when it is not the default (the dashboard: which replica, whether it leads). */
   title?: string;
   clusters: string[];
+  /** Index-aligned with clusters. */
+  clusterHeads: FleetClusterHead[];
   rows: FleetRow[];
   groups: FleetGroup[];
   namespaces: string[];
@@ -168,6 +188,25 @@ function overrideFields(template: KObject | undefined, manifest: KObject | undef
   return fieldChanges(comparable(pruned), comparable(m as KObject)).filter((c) => !c.path.startsWith('metadata.'));
 }
 
+/** Karmada's three values; anything else a member reports is not a health the page can vouch for. */
+const healthOf = (h: string | undefined): CellHealth | undefined => (h === undefined ? undefined : h === 'Healthy' || h === 'Unhealthy' ? h : 'Unknown');
+
+/**
+ * The head of each cluster's column. A plan's control plane joins every given Cluster as Ready unless its
+ * status says otherwise (src/store/control-plane.ts), so there a missing Ready condition reads True; the
+ * controller's caches say only what the cluster status controller wrote.
+ */
+function clusterHeads(names: readonly string[], clusters: readonly KObject[], source: FleetInput['source']): FleetClusterHead[] {
+  const byName = new Map(clusters.map((c) => [c.metadata.name, c]));
+  return names.map((name): FleetClusterHead => {
+    const c = byName.get(name);
+    if (!c) return { name, ready: 'Unknown' };
+    const cond = ((c.status?.conditions ?? []) as Condition[]).find((x) => x.type === ClusterConditionReady);
+    const ready = cond ? (cond.status === 'True' || cond.status === 'False' ? cond.status : 'Unknown') : source === 'plan' ? 'True' : 'Unknown';
+    return { name, syncMode: c.spec?.syncMode === 'Pull' ? 'Pull' : 'Push', ready };
+  });
+}
+
 function workCell(w: WorkSummary, b: KObject | undefined, index: number): FleetCell {
   const status = (b?.status ?? {}) as Record<string, any>;
   const items = (status.aggregatedStatus ?? []) as Array<{ clusterName: string; health?: string }>;
@@ -180,7 +219,7 @@ function workCell(w: WorkSummary, b: KObject | undefined, index: number): FleetC
     cluster: w.cluster,
     state: rollout?.state === 'Waiting' ? 'held' : w.dispatch,
     replicas: target?.replicas ?? (w.manifest?.spec as { replicas?: number } | undefined)?.replicas,
-    health: items.find((i) => i.clusterName === w.cluster)?.health ?? (w.binding ? 'Unknown' : undefined),
+    health: healthOf(items.find((i) => i.clusterName === w.cluster)?.health) ?? (w.binding ? 'Unknown' : undefined),
     work: index,
   };
   if (applied) cell.applied = applied.status === 'True';
@@ -285,10 +324,12 @@ function matrix(input: FleetInput, sources: readonly RowSource[]): FleetModel {
   });
   const sorted = [...groups.values()].sort((a, b) => (a.namespace === b.namespace ? (a.policy < b.policy ? -1 : a.policy > b.policy ? 1 : 0) : a.namespace < b.namespace ? -1 : 1));
   const uniq = (xs: string[]) => [...new Set(xs)].sort();
+  const clusters = uniq([...input.clusters.map((c) => c.metadata.name!), ...rows.flatMap((r) => r.cells.map((c) => c.cluster))]);
   return {
     at: input.at,
     source: input.source,
-    clusters: uniq([...input.clusters.map((c) => c.metadata.name!), ...rows.flatMap((r) => r.cells.map((c) => c.cluster))]),
+    clusters,
+    clusterHeads: clusterHeads(clusters, input.clusters, input.source),
     rows,
     groups: sorted,
     namespaces: uniq(rows.map((r) => r.namespace)),
@@ -311,7 +352,15 @@ function rowDetail(source: RowSource, templates: ReadonlyMap<string, KObject>): 
     ...(w.manifest ? { manifest: redactSecret(withoutServerStamps(w.manifest)) } : {}),
     changed: overrideFields(template, redactSecret(w.manifest)),
   }));
-  return { key: source.key, works, changes: source.changes, ...(source.binding ? { bindingObject: withoutServerStamps(source.binding) } : {}) };
+  const rollout = source.binding?.status?.rollout as RolloutStatus | undefined;
+  const { stableTemplate: _t, ...shown } = rollout ?? ({} as RolloutStatus);
+  return {
+    key: source.key,
+    works,
+    changes: source.changes,
+    ...(source.binding ? { bindingObject: withoutServerStamps(source.binding) } : {}),
+    ...(rollout ? { rollout: shown } : {}),
+  };
 }
 
 const templatesOf = (input: FleetInput) => new Map(input.templates.map((t) => [refKey(refOf(t)), t]));
@@ -327,9 +376,14 @@ export function fleetRowDetail(input: FleetInput, key: string): FleetRowDetail |
   return source && rowDetail(source, templatesOf(input));
 }
 
-/** The events timeline, in the input's order. */
+/**
+ * The events timeline, newest first: what just went wrong is what a person opens it for. Events of the
+ * same time keep the input's order reversed (the later recorded first), so the order is total and stable.
+ */
 export function fleetEvents(input: FleetInput): FleetEvent[] {
-  return input.events.map((e) => ({
+  const at = (t: string) => Date.parse(t) || 0;
+  const order = input.events.map((e, i) => ({ e, i, t: at(e.lastTimestamp) })).sort((a, b) => b.t - a.t || b.i - a.i);
+  return order.map(({ e }) => ({
     time: e.lastTimestamp,
     object: `${e.involvedObject.kind} ${e.involvedObject.namespace ? `${e.involvedObject.namespace}/` : ''}${e.involvedObject.name}`,
     type: e.type,

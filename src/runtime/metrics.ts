@@ -1,10 +1,11 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { ClusterConditionReady } from '../api/constants.js';
 import { tryParseQuantity } from '../quantity/quantity.js';
+import { exponentialBuckets, KarmadaMetrics } from './karmada-metrics.js';
 import type { QueueObserver } from './queue.js';
 
 /** client-go's workqueue buckets: prometheus.ExponentialBuckets(10e-9, 10, 12), 10 ns to 1000 s. */
-const WORKQUEUE_BUCKETS = Array.from({ length: 12 }, (_, i) => Number((1e-8 * 10 ** i).toPrecision(1)));
+const WORKQUEUE_BUCKETS = exponentialBuckets(10e-9, 10, 12);
 
 /** Karmada's label for member clusters on its cluster metrics. */
 const MEMBER_CLUSTER = 'member_cluster';
@@ -68,6 +69,9 @@ export class Metrics {
   readonly clusterCpuAllocated = new Gauge({ name: 'cluster_cpu_allocated_number', help: 'Number of allocated CPU in the cluster.', labelNames: [MEMBER_CLUSTER], registers: [this.registry] });
   readonly clusterPodAllocated = new Gauge({ name: 'cluster_pod_allocated_number', help: 'Number of allocated pods in the cluster.', labelNames: [MEMBER_CLUSTER], registers: [this.registry] });
   readonly clusterSyncDuration = new Histogram({ name: 'cluster_sync_status_duration_seconds', help: 'Duration in seconds for syncing the status of the cluster once.', labelNames: [MEMBER_CLUSTER], registers: [this.registry] });
+
+  /** Karmada's scheduler, resource and build metrics under Karmada's names (karmada-metrics.ts). */
+  readonly karmada = new KarmadaMetrics(this.registry);
 
   /** Where workqueue_unfinished_work_seconds and workqueue_longest_running_processor_seconds come from at scrape time. */
   private inProgress?: () => Record<string, { unfinishedSeconds: number; longestSeconds: number }>;

@@ -5,7 +5,7 @@
  * run() on the wall clock. Both share everything else.
  */
 import { refOf, type KObject, type ObjectRef } from '../core/object.js';
-import type { Continuation, ControllerSpec, ReconcileContext, ReconcileResult, Write } from '../core/ports.js';
+import type { Continuation, ControllerSpec, CoreEvent, ReconcileContext, ReconcileResult, Write } from '../core/ports.js';
 import type { ObjectReader } from '../core/ports.js';
 import type { Store, WatchEvent, WatchHandler } from './store-port.js';
 import { RateLimitedQueue, type QueueObserver } from './queue.js';
@@ -28,8 +28,8 @@ export interface RunnerOptions {
    * await; runUntilIdle() keeps applying them through the store synchronously.
    */
   writer?: AsyncWriter;
-  /** Told about every reconcile (metrics). */
-  onReconcile?: (controller: string, seconds: number, error: string | undefined) => void;
+  /** Told about every reconcile (metrics); `detail` says which key, what it wrote and what it reported. */
+  onReconcile?: (controller: string, seconds: number, error: string | undefined, detail: ReconcileDetail) => void;
   /**
    * run() and runOnce() with a writer only: how many keys of a controller may reconcile at once, by
    * controller name (Karmada's `--concurrent-*-syncs`). Default 1. A key is never reconciled twice at
@@ -58,6 +58,16 @@ export interface RunnerOptions {
    * a create, or when it was not cached): the action log. Unset: nothing is read for it.
    */
   onWrite?: (controller: string, write: Write, before: KObject | undefined) => void;
+}
+
+/** One finished reconcile, for RunnerOptions.onReconcile: Karmada's metrics are read off it. */
+export interface ReconcileDetail {
+  key: string;
+  /** The writes that went through, in order (continuations' included). */
+  writes: readonly Write[];
+  /** The write that failed and ended the reconcile, if one did. */
+  failed?: Write;
+  events: readonly CoreEvent[];
 }
 
 /** See RunnerOptions.deferrals; the interpreter pool's PooledInterpreter is one. */
@@ -420,12 +430,15 @@ export class Runner {
     // Applied in order by index: the reconciler's own array, copied only when a continuation adds writes.
     let pending = result.writes;
     let next = 0;
+    const applied: Write[] | undefined = this.opts.onReconcile ? [] : undefined;
+    let failed: Write | undefined;
     this.origin = name;
     while (next < pending.length) {
       const w = pending[next++]!;
       try {
         const before = this.before(w);
         const written = this.apply(w);
+        applied?.push(w);
         this.opts.onWrite?.(name, w, before);
         const more = this.afterWrite(w, written, pending, next, result);
         if (more) {
@@ -434,12 +447,13 @@ export class Runner {
         }
       } catch (e) {
         error = (e as Error).message;
+        failed = w;
         if (w.failureEvents) result.events.push(...w.failureEvents);
         break;
       }
     }
     this.origin = undefined;
-    this.finish(slot, key, result, error, started, immediateRetries);
+    this.finish(slot, key, result, error, started, immediateRetries, applied, failed);
     if (result.deferred) this.defer(slot, key, result.deferred, false);
   }
 
@@ -451,11 +465,14 @@ export class Runner {
     let error = result.error;
     let pending = result.writes;
     let next = 0;
+    const applied: Write[] | undefined = this.opts.onReconcile ? [] : undefined;
+    let failed: Write | undefined;
     while (next < pending.length) {
       const w = pending[next++]!;
       try {
         const before = this.before(w);
         const written = await this.applyAsync(w, name);
+        applied?.push(w);
         this.opts.onWrite?.(name, w, before);
         const more = this.afterWrite(w, written, pending, next, result);
         if (more) {
@@ -465,20 +482,21 @@ export class Runner {
       } catch (e) {
         // A 409 ends the reconcile here: the retry reads fresh state from the informers.
         error = (e as Error).message;
+        failed = w;
         if (w.failureEvents) result.events.push(...w.failureEvents);
         break;
       }
     }
-    this.finish(slot, key, result, error, started, 0);
+    this.finish(slot, key, result, error, started, 0, applied, failed);
     if (result.deferred) this.defer(slot, key, result.deferred, false);
   }
 
-  private finish(slot: Slot, key: string, result: ReconcileResult, error: string | undefined, started: number, immediateRetries: number): void {
+  private finish(slot: Slot, key: string, result: ReconcileResult, error: string | undefined, started: number, immediateRetries: number, applied: readonly Write[] = [], failed?: Write): void {
     const name = slot.spec.name;
     for (const ev of result.events) this.store.recordEvent(ev);
     const ms = performance.now() - started;
     this.stats.msByController[name] = (this.stats.msByController[name] ?? 0) + ms;
-    this.opts.onReconcile?.(name, ms / 1000, error);
+    this.opts.onReconcile?.(name, ms / 1000, error, { key, writes: applied, failed, events: result.events });
     for (const r of result.enqueue ?? []) this.enqueue(r.controller, r.key);
     slot.queue.done(key);
     if (error !== undefined) {

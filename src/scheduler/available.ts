@@ -387,9 +387,17 @@ class AssumedSummary extends EstimateMemo implements ParsedSummary {
   }
 }
 
+/**
+ * Another replica estimator, asked per cluster (Karmada's accurate scheduler-estimator): how many replicas of
+ * these requirements fit in the cluster, or -1 (UnauthenticReplica) when it cannot tell.
+ */
+export type ReplicaEstimator = (cluster: string, requirements: ReplicaRequirements | null) => number;
+
 export interface AvailabilityOptions extends EstimatorOptions {
   /** Results of other estimators (e.g. an accurate scheduler-estimator), per cluster; -1 means unknown. */
   extraEstimates?: ReadonlyArray<Readonly<Record<string, number>>>;
+  /** Other estimators asked for each feasible cluster; combined with the general one as `extraEstimates` are. */
+  estimators?: readonly ReplicaEstimator[];
   assumedWorkloads?: readonly AssumedWorkload[];
 }
 
@@ -435,6 +443,8 @@ export function estimateReplicas(clusters: readonly ClusterInfo[], spec: Availab
     }
   }
   const extras = opts.extraEstimates ?? [];
+  // Components (multiple pod templates) are estimated as component sets, which the other estimators do not answer.
+  const estimators = (spec.components?.length ?? 0) > 0 ? [] : (opts.estimators ?? []);
   for (let i = 0; i < clusters.length; i++) {
     const c = clusters[i]!;
     let summary = c.summary();
@@ -447,6 +457,12 @@ export function estimateReplicas(clusters: readonly ClusterInfo[], spec: Availab
     for (let j = 0; j < extras.length; j++) {
       const e = extras[j]![c.name];
       if (e === undefined || e < 0) continue;
+      if (e < v) v = e;
+    }
+    // Karmada's calAvailableReplicas: each estimator's answer where it has one, the smallest kept.
+    for (let j = 0; j < estimators.length; j++) {
+      const e = estimators[j]!(c.name, requirements);
+      if (e < 0) continue;
       if (e < v) v = e;
     }
     out[i] = v;

@@ -48,6 +48,20 @@ export interface AlgorithmOptions extends AvailabilityOptions {
   enableEmptyWorkloadPropagation?: boolean;
   /** Always order the feasible clusters (for reporting them); otherwise skipped where order cannot matter. */
   explain?: boolean;
+  /** Told how long each step and each cluster's filters took (the controller's metrics). */
+  observe?: AlgorithmObserver;
+}
+
+/** Karmada's schedule steps, as its scheduling_algorithm_duration_seconds names them. */
+export type ScheduleStep = 'Filter' | 'Score' | 'Select' | 'AssignReplicas';
+
+/** The algorithm's timings. It brings the clock, so that the algorithm itself reads none. */
+export interface AlgorithmObserver {
+  /** Milliseconds, from any origin. */
+  now(): number;
+  step(step: ScheduleStep, ms: number): void;
+  /** Every filter plugin for one cluster (Karmada's Filter extension point): whether it fits. */
+  filtered(fits: boolean, ms: number): void;
 }
 
 export interface AlgorithmTrace {
@@ -97,7 +111,23 @@ export function runAlgorithm(
   opts: AlgorithmOptions = {},
 ): AlgorithmResult {
   const trace: AlgorithmTrace = { rejected: [], feasible: [], selected: [] };
-  const filter = compileFilters(spec, status, now, snapshot);
+  const obs = opts.observe;
+  let stepStart = obs?.now() ?? 0;
+  const endStep = (step: ScheduleStep) => {
+    if (!obs) return;
+    const t = obs.now();
+    obs.step(step, t - stepStart);
+    stepStart = t;
+  };
+  const compiled = compileFilters(spec, status, now, snapshot);
+  const filter: typeof compiled = obs
+    ? (c, i) => {
+        const t = obs.now();
+        const f = compiled(c, i);
+        obs.filtered(f === null, obs.now() - t);
+        return f;
+      }
+    : compiled;
   const feasibleInfos: ClusterInfo[] = [];
   const indices: number[] = [];
   const all = snapshot.clusters;
@@ -111,6 +141,7 @@ export function runAlgorithm(
       indices.push(i);
     }
   }
+  endStep('Filter');
   if (feasibleInfos.length === 0) {
     return { ok: false, error: new FitError(snapshot.clusters.length, diagnosisOf(trace)), trace };
   }
@@ -148,6 +179,7 @@ export function runAlgorithm(
     for (let i = 0; i < details.length; i++) details[i]!.nameRank = ranks[indices[i]!]!;
     sortByRank(details, snapshot.clusters.length);
   }
+  endStep('Score');
   const groups = groupClusters(details, placement, spec.replicas ?? 0, true);
   trace.feasible = details;
 
@@ -159,6 +191,7 @@ export function runAlgorithm(
     return { ok: false, error: new Error(`failed to select clusters: ${e.message}`), trace };
   }
   trace.selected = selected;
+  endStep('Select');
 
   let clusters: TargetCluster[];
   try {
@@ -171,6 +204,7 @@ export function runAlgorithm(
     const msg = `failed to assign replicas: ${errorMessage(e)}`;
     return { ok: false, error: e instanceof UnschedulableError ? new UnschedulableError(msg) : new Error(msg), trace };
   }
+  endStep('AssignReplicas');
   if (opts.enableEmptyWorkloadPropagation) {
     const have = new Set(clusters.map((c) => c.name));
     for (const s of selected) if (!have.has(s.name)) clusters.push({ name: s.name, replicas: 0 });

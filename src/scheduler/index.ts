@@ -29,6 +29,7 @@ export {
 } from './triggers.js';
 export type { ScheduleTrigger } from './triggers.js';
 export { runAlgorithm, FitError, fitErrorMessage } from './generic.js';
+export type { AlgorithmObserver, ScheduleStep } from './generic.js';
 export { UnschedulableError } from './division.js';
 export { createSnapshot, clusterInfo } from './snapshot.js';
 export type { ClusterSnapshot, ClusterInfo } from './snapshot.js';

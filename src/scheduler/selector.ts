@@ -112,10 +112,15 @@ export function compileLabelSelector(sel: LabelSelector): LabelMatcher {
 /** `NodeSelectorRequirementsAsSelector`: used for the non-zone part of `fieldSelector`. */
 export function compileNodeSelectorRequirements(reqs: LabelSelectorRequirement[]): LabelMatcher {
   if (reqs.length === 0) return MATCH_NOTHING;
+  return nodeSelectorRequirementsMatcher(reqs) ?? MATCH_NOTHING;
+}
+
+/** The same, with null where `NodeSelectorRequirementsAsSelector` returns an error (a node affinity term it leaves out). */
+export function nodeSelectorRequirementsMatcher(reqs: LabelSelectorRequirement[]): LabelMatcher | null {
   const parts: LabelMatcher[] = [];
   for (const e of reqs) {
     const m = requirement(e, true);
-    if (!m) return MATCH_NOTHING;
+    if (!m) return null;
     parts.push(m);
   }
   return all(parts);

@@ -11,6 +11,10 @@
 import { labelsOf, type Labels, type MatchableCluster } from './selector.js';
 import type { Cluster, ResourceSummary, Taint } from './types.js';
 import { parseSummary, type ParsedSummary } from './available.js';
+import { defaultResourceModels } from './resource-models.js';
+
+/** The models of a Cluster that names none: Karmada's registry would have stored its defaults (resource-models.ts). */
+const DEFAULT_MODELS = defaultResourceModels();
 
 export interface ClusterInfo extends MatchableCluster {
   readonly cluster: Cluster;
@@ -108,7 +112,8 @@ class Info implements ClusterInfo {
   summary(): ParsedSummary | null {
     if (this.parsed === undefined) {
       const rs: ResourceSummary | null | undefined = this.cluster.status?.resourceSummary;
-      this.parsed = rs ? parseSummary(rs, this.cluster.spec?.resourceModels ?? null) : null;
+      const models = this.cluster.spec?.resourceModels;
+      this.parsed = rs ? parseSummary(rs, models && models.length > 0 ? models : DEFAULT_MODELS) : null;
     }
     return this.parsed;
   }

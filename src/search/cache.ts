@@ -3,7 +3,7 @@
 // watch per member and type whatever the number of registries; the feeds are the only I/O and come from a
 // MemberConnector (the real one in member-feed.ts; tests and benchmarks feed stores in-process).
 import type { DiscoveredResource } from '../api/kubernetes-kinds.js';
-import { planCache, resourceKey, type CachePlan, type ResourceState, type SelectedResource } from './registry.js';
+import { notReadySelections, planCache, resourceKey, type CachePlan, type ResourceState, type SelectedResource } from './registry.js';
 import { ResourceStore } from './store.js';
 
 /** A member's resource type as its discovery names it. */
@@ -74,6 +74,8 @@ export class MultiClusterCache {
   private readonly watchClosers = new Set<() => void>();
   private readonly retries = new Set<ReturnType<typeof setTimeout>>();
   private plan: CachePlan = new Map();
+  /** What the registries select on clusters that are not Ready: nothing cached, named as missing in lists. */
+  private notReady: CacheEntry[] = [];
   private closed = false;
   /** What the last update was given: a reconnect replays it. */
   private last: { registries: readonly any[]; clusters: readonly any[] } = { registries: [], clusters: [] };
@@ -90,6 +92,7 @@ export class MultiClusterCache {
     if (this.closed) return;
     this.last = { registries, clusters };
     this.plan = planCache(registries, clusters);
+    this.notReady = notReadySelections(registries, clusters).map((sel) => ({ ...sel, phase: 'Failed', message: 'cluster is not Ready' }));
     const byName = new Map(clusters.map((c) => [c.metadata?.name as string, c]));
     let joined = false;
     for (const [name, conn] of [...this.clusters]) {
@@ -238,18 +241,17 @@ export class MultiClusterCache {
   }
 
   /**
-   * The (cluster, type) pairs planned for this resource type but not being served from a complete store:
-   * what a response names as stale or missing. `resource` is matched by kind when discovery never answered.
+   * The (cluster, type) pairs planned for this resource type but not being served from a complete store,
+   * and those selected on clusters that are not Ready: what a response names as stale or missing. `resource`
+   * is matched by kind when discovery never answered.
    */
   unhealthyFor(group: string, version: string, resource: string): CacheEntry[] {
     const out: CacheEntry[] = [];
     const apiVersion = group ? `${group}/${version}` : version;
     const kinds = new Set(this.entriesFor(group, version, resource).map((e) => e.kind));
-    for (const conn of this.clusters.values()) {
-      for (const e of conn.entries.values()) {
-        if (e.apiVersion !== apiVersion || e.phase === 'Cached') continue;
-        if (e.info ? e.info.resource === resource : kinds.has(e.kind) || kinds.size === 0) out.push(e);
-      }
+    for (const e of [...[...this.clusters.values()].flatMap((conn) => [...conn.entries.values()]), ...this.notReady]) {
+      if (e.apiVersion !== apiVersion || e.phase === 'Cached') continue;
+      if (e.info ? e.info.resource === resource : kinds.has(e.kind) || kinds.size === 0) out.push(e);
     }
     return out.sort((a, b) => (a.cluster < b.cluster ? -1 : 1));
   }

@@ -221,6 +221,12 @@ function owner(entries: readonly CacheEntry[], info: RequestInfo): { entry: Cach
   return found[0]!;
 }
 
+function notFoundWithWarnings(res: ServerResponse, e: StatusError, warnings: string[]): void {
+  const text = JSON.stringify(statusBody(e.code, e.message, e.details));
+  res.writeHead(e.code, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(text)), Warning: warnings });
+  res.end(text);
+}
+
 function watchFromCache(res: ServerResponse, ctx: Ctx, deps: SearchDeps, entries: readonly CacheEntry[], info: RequestInfo, f: Filters, query: URLSearchParams, warnings: string[]): void {
   const requested = decodeMultiClusterRV(query.get('resourceVersion'));
   const running: MultiClusterRV = { zero: requested.zero, byCluster: new Map(requested.byCluster) };
@@ -403,7 +409,15 @@ export function proxyHandler(deps: SearchDeps): ApiHandler {
         if (info.verb === 'watch') return watchFromCache(res, ctx, deps, entries, info, f, query, warnings);
         const table = tableVersion(req.headers.accept);
         if (info.verb === 'get') {
-          const { entry, object } = owner(entries, info);
+          let found: ReturnType<typeof owner>;
+          try {
+            found = owner(entries, info);
+          } catch (e) {
+            // Not in the cache while a cluster's objects are stale or missing: it may be there, so the answer says which.
+            if (e instanceof StatusError && e.code === 404 && warnings.length) return notFoundWithWarnings(res, e, warnings);
+            throw e;
+          }
+          const { entry, object } = found;
           if (table) return writeTable(res, table, {}, [object], warnings);
           const text = object.withResourceVersion(encodeMultiClusterRV({ zero: false, byCluster: new Map([[entry.cluster, object.resourceVersion]]) }));
           const headers: Record<string, string | string[]> = { 'Content-Type': 'application/json', 'Content-Length': String(text.length) };

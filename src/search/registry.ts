@@ -63,6 +63,28 @@ export function planCache(registries: readonly any[], clusters: readonly any[]):
   return plan;
 }
 
+/**
+ * The (cluster, type) pairs a registry selects on a cluster that is not Ready: not cached (Karmada's search
+ * stops a not-Ready cluster's informers too), but a list must still say that they are missing.
+ */
+export function notReadySelections(registries: readonly any[], clusters: readonly any[]): Array<SelectedResource & { cluster: string }> {
+  const out = new Map<string, SelectedResource & { cluster: string }>();
+  for (const r of registries) {
+    if (r?.metadata?.deletionTimestamp) continue;
+    const match = selects(r);
+    for (const c of clusters) {
+      if (isClusterReady(c) || !match(c)) continue;
+      const cluster = c.metadata.name as string;
+      for (const s of r.spec?.resourceSelectors ?? []) {
+        if (!s?.apiVersion || !s?.kind || !isEnabledOn(c, s.apiVersion, s.kind)) continue;
+        const key = `${cluster} ${resourceKey(s.apiVersion, s.kind)}`;
+        if (!out.has(key)) out.set(key, { cluster, apiVersion: s.apiVersion, kind: s.kind, namespaces: undefined });
+      }
+    }
+  }
+  return [...out.values()];
+}
+
 /** What the cache knows of one (cluster, type), for the registries' status. */
 export interface ResourceState {
   /** Cached: listed and watching. Syncing: the first list has not come back. Failed: see message. */

@@ -14,11 +14,12 @@ import { describeRef, refOf, rfc3339, type KObject, type ObjectRef } from '../co
 import { withCoreDefaults, type CoreOptions, type DependentObjectReference, type Interpreter, type ScheduleFn } from '../core/ports.js';
 import { createInterpreter, type Interpreter as RealInterpreter, type InterpreterOptions } from '../interpreter/interpreter.js';
 import { configurationFollower, createWebhookInterpreter, RIWC, type WebhookCaller, type WebhookInterpreter } from '../interpreter/webhook-interpreter.js';
-import { schedule } from '../scheduler/index.js';
+import { schedule, type ScheduleOptions } from '../scheduler/index.js';
 import type { Cluster } from '../api/generated/types.js';
 import { isAdmissionKind, mutate } from '../validation/rules.js';
-import { Runner, type RunStats } from '../runtime/runner.js';
+import { Runner, type RunnerOptions, type RunStats } from '../runtime/runner.js';
 import { EmbeddedStore, type Admission } from './embedded.js';
+import { embeddedMemberCapacity } from './member-capacity.js';
 import { MemberSimulator, type MemberOverride } from './members.js';
 import type { WatchEvent } from '../runtime/store-port.js';
 
@@ -37,6 +38,8 @@ export interface ControlPlaneOptions {
   builtinInterpreters?: boolean;
   /** Replace the scheduler (tests); default: src/scheduler. */
   schedule?: ScheduleFn;
+  /** Told about every reconcile, as the controller's metrics are (tests of them). */
+  onReconcile?: RunnerOptions['onReconcile'];
   /** Simulate member workloads rolling out healthy. Default true. */
   simulateMembers?: boolean;
   /** Run the mutating webhooks on writes. Default true. */
@@ -89,11 +92,11 @@ export function interpreterPort(real: RealInterpreter): Interpreter {
  * The real scheduler behind the core's port. It keeps the cluster list it was last given while the
  * Cluster objects are the same, so the scheduler's snapshot of them is built once, not per binding.
  */
-export function realScheduler(): ScheduleFn {
+export function realScheduler(options?: ScheduleOptions): ScheduleFn {
   let last: readonly Cluster[] = [];
-  return (b, clusters, now) => {
+  return (b, clusters, now, extras) => {
     if (clusters.length !== last.length || clusters.some((c, i) => c !== last[i])) last = clusters;
-    return schedule(b, last, null, now);
+    return schedule(b, last, null, now, extras?.estimators ? { ...options, estimators: extras.estimators } : options);
   };
 }
 
@@ -145,7 +148,7 @@ export class ControlPlane {
     }
     const sched = opts.schedule ?? realScheduler();
     // One object for every reconcile: the runner reuses its context while this and the clock are unchanged.
-    const evaluators = { interpreter: port, schedule: sched, options: core };
+    const evaluators = { interpreter: port, schedule: sched, options: core, capacity: embeddedMemberCapacity(store) };
     this.runner = new Runner(this.store, selectControllers(coreControllers(core), core.controllers ?? ['*']), {
       clock: () => this.clock,
       context: () => {
@@ -155,6 +158,7 @@ export class ControlPlane {
       },
       immediateRetries: opts.immediateRetries ?? 5,
       deferrals: this.webhooks,
+      onReconcile: opts.onReconcile,
     });
     this.runner.start();
   }

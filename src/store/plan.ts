@@ -8,7 +8,7 @@ import { describeObject, documentLocation, type SourceDocument } from '../io/doc
 import { lintDocuments } from '../validation/lint.js';
 import { formatLintResult } from '../validation/lint.js';
 import { ClusterResourceBindingAnnotation, getClusterName, ResourceBindingNameAnnotation, ResourceBindingNamespaceAnnotation } from '../api/constants.js';
-import { CLUSTER, COP, CPP, CRB, is, OP, PP, RB, RIC, WORK } from '../core/kinds.js';
+import { CLUSTER, COP, CPP, CRB, FRQ, is, OP, PP, RB, RIC, WORK } from '../core/kinds.js';
 import { withCoreDefaults, type CoreOptions, type ObjectReader } from '../core/ports.js';
 import type { Condition, KObject, ObjectRef } from '../core/object.js';
 import type { RunStats } from '../runtime/runner.js';
@@ -89,6 +89,8 @@ export interface PlanResult {
   unmatched: UnmatchedTemplate[];
   /** Per binding, the clusters it was not placed on, with the scheduler's reason. */
   absent: AbsentCluster[];
+  /** The FederatedResourceQuotas of the input, with the status the run gave them (what is charged); only when there are some. */
+  quotas?: KObject[];
 }
 
 /**
@@ -339,7 +341,13 @@ function collect(cp: ControlPlane, stats: RunStats, warnings: string[], skipped:
     warnings,
     unmatched: unmatchedTemplates(store.all(), bindings, works, skipped),
     absent: absentClusters(bindings, store.list(CLUSTER), cp.now),
+    ...quotasOf(store),
   };
+}
+
+function quotasOf(store: ControlPlane['store']): { quotas?: KObject[] } {
+  const quotas = store.list(FRQ);
+  return quotas.length ? { quotas: quotas.map(ordered) } : {};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -398,6 +406,7 @@ export function formatPlanYaml(r: PlanResult, opts: PlanFormatOptions = {}): str
       templates: r.templates.map(clean),
       ...(r.absent.length ? { absent: r.absent } : {}),
       ...(r.unmatched.length ? { unmatched: r.unmatched } : {}),
+      ...(r.quotas?.length ? { quotas: r.quotas.map(clean) } : {}),
       events: r.events.map((e) => ({
         object: `${e.involvedObject.kind} ${e.involvedObject.namespace ? `${e.involvedObject.namespace}/` : ''}${e.involvedObject.name}`,
         type: e.type,

@@ -7,6 +7,8 @@ import { isObj, type Obj } from './json.js';
 import { validateResourceBinding, type FeatureGates } from './binding.js';
 import { mutateBinding, mutateOverridePolicy, mutatePropagationPolicy, mutateWork, type Mutated } from './defaulting.js';
 import { validateClusterTaintPolicy } from './cluster-taint-policy.js';
+import { validateCronFederatedHPA } from './cron-federated-hpa.js';
+import { validateFederatedResourceQuota } from './federated-resource-quota.js';
 import { validateInterpreterWebhookConfiguration } from './interpreter-webhook.js';
 import { validateOverridePolicy } from './override.js';
 import { validatePropagationPolicy, type PolicyAdmission } from './propagation.js';
@@ -38,7 +40,9 @@ export type AdmissionKind =
   | 'Work'
   | 'ResourceInterpreterCustomization'
   | 'ClusterTaintPolicy'
-  | 'ResourceInterpreterWebhookConfiguration';
+  | 'ResourceInterpreterWebhookConfiguration'
+  | 'FederatedResourceQuota'
+  | 'CronFederatedHPA';
 
 export const ADMISSION_KINDS: readonly AdmissionKind[] = [
   'PropagationPolicy',
@@ -51,6 +55,8 @@ export const ADMISSION_KINDS: readonly AdmissionKind[] = [
   'ResourceInterpreterCustomization',
   'ClusterTaintPolicy',
   'ResourceInterpreterWebhookConfiguration',
+  'FederatedResourceQuota',
+  'CronFederatedHPA',
 ];
 
 export function isAdmissionKind(kind: unknown): kind is AdmissionKind {
@@ -60,7 +66,7 @@ export function isAdmissionKind(kind: unknown): kind is AdmissionKind {
 /** Kinds Karmada has a mutating webhook for. */
 export const MUTATED_KINDS: ReadonlySet<AdmissionKind> = new Set(['PropagationPolicy', 'ClusterPropagationPolicy', 'OverridePolicy', 'ResourceBinding', 'ClusterResourceBinding', 'Work']);
 /** Kinds Karmada has a validating webhook for. */
-export const VALIDATED_KINDS: ReadonlySet<AdmissionKind> = new Set(['PropagationPolicy', 'ClusterPropagationPolicy', 'OverridePolicy', 'ClusterOverridePolicy', 'ResourceBinding', 'ResourceInterpreterCustomization', 'ClusterTaintPolicy', 'ResourceInterpreterWebhookConfiguration']);
+export const VALIDATED_KINDS: ReadonlySet<AdmissionKind> = new Set(['PropagationPolicy', 'ClusterPropagationPolicy', 'OverridePolicy', 'ClusterOverridePolicy', 'ResourceBinding', 'ResourceInterpreterCustomization', 'ClusterTaintPolicy', 'ResourceInterpreterWebhookConfiguration', 'FederatedResourceQuota', 'CronFederatedHPA']);
 
 /** The mutating webhook's change for one object; may throw MutationError (Work manifests without a kind). */
 export function mutate(kind: AdmissionKind, req: PolicyAdmission, ctx: RuleContext = {}): Mutated {
@@ -106,6 +112,10 @@ export function validate(kind: AdmissionKind, req: PolicyAdmission, ctx: RuleCon
       return validateClusterTaintPolicy(req.object, { allowNoExecuteTaintPolicy: ctx.allowNoExecuteTaintPolicy });
     case 'ResourceInterpreterWebhookConfiguration':
       return validateInterpreterWebhookConfiguration(req.object);
+    case 'FederatedResourceQuota':
+      return validateFederatedResourceQuota(req.object);
+    case 'CronFederatedHPA':
+      return validateCronFederatedHPA(req.object);
     default:
       return [];
   }

@@ -5,7 +5,10 @@
  * else: the network, the client, and time spent waiting for a core. The process metrics include garbage
  * collection pauses and event-loop delay, the two ways the server can stall without being busy.
  */
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { exponentialBuckets } from '../runtime/karmada-metrics.js';
 
 /** Fine below 5 ms (the latency target at 1,000 reviews/s), then doubling, so a stall is still placed. */
 export const DURATION_BUCKETS_SECONDS = [
@@ -27,7 +30,23 @@ export class WebhookMetrics {
     registers: [this.registry],
   });
 
+  // controller-runtime's webhook metrics, which karmada-webhook exports (label `webhook`: the review path).
+  readonly hookRequests = new Counter({ name: 'controller_runtime_webhook_requests_total', help: 'Total number of admission requests by HTTP status code.', labelNames: ['webhook', 'code'] as const, registers: [this.registry] });
+  readonly hookLatency = new Histogram({ name: 'controller_runtime_webhook_latency_seconds', help: 'Histogram of the latency of processing admission requests', labelNames: ['webhook'] as const, buckets: exponentialBuckets(10e-9, 10, 12), registers: [this.registry] });
+  readonly hookInFlight = new Gauge({ name: 'controller_runtime_webhook_requests_in_flight', help: 'Current number of admission requests being served.', labelNames: ['webhook'] as const, registers: [this.registry] });
+
   constructor(opts: { processMetrics?: boolean } = {}) {
     if (opts.processMetrics) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** One request to `webhook` (a review path, or `other`): in flight until its response is closed, then counted by status code. */
+  track(webhook: string, res: ServerResponse): void {
+    const started = performance.now();
+    this.hookInFlight.inc({ webhook });
+    res.once('close', () => {
+      this.hookInFlight.dec({ webhook });
+      this.hookRequests.inc({ webhook, code: String(res.statusCode) });
+      this.hookLatency.observe({ webhook }, (performance.now() - started) / 1000);
+    });
   }
 }

@@ -12,6 +12,7 @@ import { formatAjvErrors, validateSchema } from '../validation/schema.js';
 import { mutate, validate, type AdmissionKind, type LuaCompile, type RuleContext } from '../validation/rules.js';
 import { ricScriptWarnings } from '../validation/script-traps.js';
 import { createPatch } from './patch.js';
+import { DELETION_PROTECTION_PATH, deletionProtectionDenial } from './deletion-protection.js';
 import { errorMessage } from '../json/error.js';
 
 /** The apiserver never sends more than 3 MiB of object; anything larger is not a review we want to parse. */
@@ -49,12 +50,22 @@ export const ROUTES: readonly Route[] = [
   route('validate', 'ResourceInterpreterCustomization'),
   route('validate', 'ClusterTaintPolicy'),
   route('validate', 'ResourceInterpreterWebhookConfiguration'),
+  route('validate', 'FederatedResourceQuota'),
+  route('validate', 'CronFederatedHPA'),
 ];
 
 const ROUTE_BY_PATH = new Map(ROUTES.map((r) => [r.path, r]));
 
 export function findRoute(path: string): Route | undefined {
   return ROUTE_BY_PATH.get(path);
+}
+
+/** Paths served for every kind (their decision reads only the object's metadata), beside the per-kind ROUTES. */
+export const ANY_KIND_PATHS: readonly string[] = [DELETION_PROTECTION_PATH];
+
+/** Whether a review is served at this path: a per-kind route or an any-kind one. */
+export function isReviewPath(path: string): boolean {
+  return ROUTE_BY_PATH.has(path) || ANY_KIND_PATHS.includes(path);
 }
 
 // The Lua VM (fengari, about 10 MB resident) is loaded by the first ResourceInterpreterCustomization
@@ -124,7 +135,7 @@ export function checkContentType(header: string | undefined): string | undefined
 
 export async function review(input: HttpInput, ctx: ReviewContext = {}): Promise<ReviewOutcome> {
   const r = findRoute(input.path);
-  if (!r) return malformed(404, `no admission webhook is served at ${input.path}; paths: ${ROUTES.map((x) => x.path).join(', ')}`);
+  if (!r && !ANY_KIND_PATHS.includes(input.path)) return malformed(404, `no admission webhook is served at ${input.path}; paths: ${[...ROUTES.map((x) => x.path), ...ANY_KIND_PATHS].join(', ')}`);
   if (input.tooLarge) return malformed(400, `request entity is too large; limit is ${MAX_BODY_BYTES} bytes`);
   const text = typeof input.body === 'string' ? input.body : (input.body?.toString('utf8') ?? '');
   if (text.length === 0) return malformed(400, 'request body is empty');
@@ -140,7 +151,7 @@ export async function review(input: HttpInput, ctx: ReviewContext = {}): Promise
   if (parsed.kind !== 'AdmissionReview' || !REVIEW_VERSIONS.includes(strOf(parsed.apiVersion))) {
     return malformed(400, `unsupported review ${strOf(parsed.apiVersion) || '<no apiVersion>'} ${strOf(parsed.kind) || '<no kind>'}; send an AdmissionReview of ${REVIEW_VERSIONS.join(' or ')}`);
   }
-  return handleReview(r, parsed, ctx);
+  return r ? handleReview(r, parsed, ctx) : handleDeletionProtection(parsed);
 }
 
 class Reply {
@@ -195,6 +206,29 @@ function decode(r: Route, value: unknown, checkTypes = true): string | Obj {
   const errs = checkTypes ? decodeErrors(r.info, value) : [];
   if (errs.length) return `cannot decode ${r.kind}: ${errs.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('; ')}`;
   return value;
+}
+
+/** Karmada's resourcedeletionprotection: any kind, any scope; only the old object's labels decide (deletion-protection.ts). */
+function handleDeletionProtection(reviewObj: Obj): ReviewOutcome {
+  const req = isObj(reviewObj.request) ? reviewObj.request : undefined;
+  const uid = strOf(req?.uid);
+  const oldMeta = isObj(req?.oldObject) && isObj((req!.oldObject as Obj).metadata) ? ((req!.oldObject as Obj).metadata as Obj) : undefined;
+  const reply = new Reply(strOf(reviewObj.apiVersion), uid, {
+    uid: uid || undefined,
+    kind: (isObj(req?.kind) && strOf((req!.kind as Obj).kind)) || undefined,
+    operation: req ? strOf(req.operation) || undefined : undefined,
+    namespace: req ? strOf(req.namespace) || undefined : undefined,
+    name: (req ? strOf(req.name) : '') || strOf(oldMeta?.name) || undefined,
+  });
+  if (!req) return reply.errored(400, 'AdmissionReview has no request; the API server sends one in every review');
+  if (uid === '') return reply.errored(400, 'request.uid is missing; every AdmissionReview request needs a uid for its response');
+  const operation = strOf(req.operation);
+  if (operation !== 'DELETE') return reply.allowed();
+  // As controller-runtime's decoder: a DELETE carries the object being deleted as oldObject.
+  if (req.oldObject === undefined || req.oldObject === null) return reply.errored(400, 'there is no content to decode');
+  if (!isObj(req.oldObject)) return reply.errored(400, 'cannot decode request.oldObject: the object must be a JSON object');
+  const denial = deletionProtectionDenial(operation, isObj(oldMeta) ? oldMeta.labels : undefined);
+  return denial ? reply.denied(denial) : reply.allowed();
 }
 
 const OLD_OBJECT_KINDS = new Set<AdmissionKind>(['PropagationPolicy', 'ClusterPropagationPolicy', 'ResourceBinding']);

@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { createLogger, type Logger } from '../runtime/log.js';
 import { closeServer } from '../runtime/http.js';
 import { WebhookMetrics } from './metrics.js';
-import { findRoute, MAX_BODY_BYTES, review, type HttpInput, type ReviewContext, type ReviewOutcome } from './review.js';
+import { isReviewPath, MAX_BODY_BYTES, review, type HttpInput, type ReviewContext, type ReviewOutcome } from './review.js';
 import { errorMessage } from '../json/error.js';
 
 export interface WebhookServerOptions {
@@ -190,7 +190,7 @@ export class WebhookServer {
   }
 
   private isRoute(path: string): boolean {
-    return this.opts.handler ? this.opts.handler.isRoute(path) : findRoute(path) !== undefined;
+    return this.opts.handler ? this.opts.handler.isRoute(path) : isReviewPath(path);
   }
 
   private onRequest(req: IncomingMessage, res: ServerResponse): void {
@@ -206,6 +206,7 @@ export class WebhookServer {
       );
       return;
     }
+    this.metrics.track(this.isRoute(path) ? path : OTHER_PATH, res);
     if (req.method !== 'POST' && this.isRoute(path)) {
       // The API server only POSTs reviews; anything else is a probe or a mistake, answered before any body is read.
       this.metrics.requests.inc({ path, verdict: 'malformed' });
@@ -262,10 +263,12 @@ export class WebhookServer {
       res.writeHead(outcome.code === 404 && outcome.verdict === 'malformed' ? 404 : 200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) });
       res.end(payload, () => this.metrics.duration.observe((performance.now() - started) / 1000));
     }
-    if (this.log.enabled('info')) {
+    // An answer that lets the request through is routine (debug); a refusal is what an operator looks for (info).
+    const level = outcome.verdict === 'allowed' || outcome.verdict === 'patched' ? 'debug' : 'info';
+    if (this.log.enabled(level)) {
       const ms = performance.now() - started;
       const o = outcome as Awaited<ReturnType<typeof review>>;
-      this.log.info(this.opts.handler?.name ?? 'admission', {
+      this.log[level](this.opts.handler?.name ?? 'admission', {
         uid: o.uid,
         path,
         kind: o.kind,

@@ -62,7 +62,12 @@ describe.skipIf(missing !== undefined)('plan -o html in Chromium', () => {
     const absent = page.locator(cell('Deployment/default/legacy-api', 'member3'));
     expect(await absent.innerText()).toBe('filtered out');
     expect(await absent.getAttribute('title')).toBe('filtered out: ClusterAffinity: cluster(s) did not match the placement cluster affinity constraint');
-    expect(await page.locator(cell('Deployment/default/frontend', 'member1')).innerText()).toMatch(/3\s+dispatched\s+✓\s+Healthy/);
+    // health as a mark of its own shape (never colour alone), the legend saying what each mark means
+    const frontend = page.locator(cell('Deployment/default/frontend', 'member1'));
+    expect(await frontend.innerText()).toMatch(/3\s+dispatched\s+✓\s+●/);
+    expect(await frontend.getAttribute('data-health')).toBe('Healthy');
+    expect(await page.locator('#legend-list li[data-legend="Healthy"]').innerText()).toBe('● Healthy, as the member reports it');
+    expect(await page.locator('#legend-list li[data-legend="Unhealthy"]').innerText()).toBe('▲ Unhealthy, as the member reports it');
     expect(await page.locator(cell('Deployment/default/legacy-api', 'member2')).innerText()).toMatch(/2\s+dispatched/);
 
     await page.selectOption('#f-state', 'suspended');
@@ -89,6 +94,65 @@ describe.skipIf(missing !== undefined)('plan -o html in Chromium', () => {
     await page.close();
   });
 
+  it('tells health apart by colour and mark, filters by it, heads each column with sync mode and readiness, and shows a rollout in the panel', async () => {
+    const fleet = path.join(dir, 'health');
+    mkdirSync(fleet, { recursive: true });
+    writeFileSync(
+      path.join(fleet, 'clusters.yaml'),
+      [
+        'apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {name: member1}\nspec: {syncMode: Push}\n',
+        'apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {name: member2}\nspec: {syncMode: Pull}\n',
+        'apiVersion: cluster.karmada.io/v1alpha1\nkind: Cluster\nmetadata: {name: member3}\nspec: {syncMode: Push}\nstatus: {conditions: [{type: Ready, status: "False", reason: ClusterNotReachable, message: down, lastTransitionTime: "2024-01-01T00:00:00Z"}]}\n',
+      ].join('---\n'),
+    );
+    const workload = (name: string) =>
+      `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: ${name}, namespace: default}\nspec: {replicas: 2, selector: {matchLabels: {app: ${name}}}, template: {metadata: {labels: {app: ${name}}}, spec: {containers: [{name: c, image: nginx:1.25}]}}}\n`;
+    writeFileSync(
+      path.join(fleet, 'apps.yaml'),
+      [
+        workload('sick'),
+        workload('fine'),
+        'apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: sick, namespace: default}\nspec: {resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: sick}], placement: {clusterAffinity: {clusterNames: [member1, member2]}}, rolloutStrategy: {type: Staged, staged: {stages: [{name: canary, clusterNames: [member1]}, {name: rest, clusterNames: [member2]}]}}}\n',
+        'apiVersion: policy.karmada.io/v1alpha1\nkind: PropagationPolicy\nmetadata: {name: fine, namespace: default}\nspec: {resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: fine}], placement: {clusterAffinity: {clusterNames: [member1, member2]}}}\n',
+      ].join('---\n'),
+    );
+    writeFileSync(path.join(fleet, 'status.yaml'), '{cluster: member1, apiVersion: apps/v1, kind: Deployment, namespace: default, name: sick, health: Unhealthy}\n');
+    const page = await open(['-f', path.join(fleet, 'apps.yaml'), '--clusters', path.join(fleet, 'clusters.yaml'), '--status', path.join(fleet, 'status.yaml')], 'health');
+    await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'report-health.png'), fullPage: true });
+    const sick = page.locator(cell('Deployment/default/sick', 'member1'));
+    const fine = page.locator(cell('Deployment/default/fine', 'member1'));
+    expect(await sick.getAttribute('data-health')).toBe('Unhealthy');
+    expect(await fine.getAttribute('data-health')).toBe('Healthy');
+    // its own colour (red), never the Healthy green, and its own mark
+    const background = (l: typeof sick) => l.evaluate((el) => getComputedStyle(el).backgroundColor);
+    expect(await background(sick)).toBe('rgb(255, 206, 203)');
+    expect(await background(fine)).toBe('rgb(218, 251, 225)');
+    expect(await sick.innerText()).toContain('▲');
+    // nothing cut off: the cell shows all it holds
+    expect(await sick.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+    // the column heads: how each cluster is reached, and whether it is Ready
+    const head = (c: string) => page.locator(`#matrix-head th[data-cluster="${c}"]`);
+    expect(await head('member1').getAttribute('data-sync-mode')).toBe('Push');
+    expect(await head('member2').getAttribute('data-sync-mode')).toBe('Pull');
+    expect(await head('member3').getAttribute('data-ready')).toBe('False');
+    expect(await head('member3').innerText()).toContain('NotReady');
+    expect(await head('member1').innerText()).toContain('Ready');
+    // the health filter
+    await page.selectOption('#f-health', 'Unhealthy');
+    expect(await page.locator('#matrix-body tr[data-row]').evaluateAll((trs) => trs.map((t) => (t as HTMLElement).dataset.row))).toEqual(['Deployment/default/sick']);
+    await page.selectOption('#f-health', 'Healthy');
+    expect(await page.locator('#matrix-body tr[data-row]').evaluateAll((trs) => trs.map((t) => (t as HTMLElement).dataset.row))).toContain('Deployment/default/fine');
+    await page.selectOption('#f-health', '');
+    // the staged rollout in the panel: its phase, stage and revision, and each cluster's place in it
+    await sick.click();
+    const rollout = page.locator('#panel p.rollout');
+    await rollout.waitFor();
+    expect(await rollout.getAttribute('data-stage')).toBe('0');
+    expect(await rollout.getAttribute('data-revision')).toBeTruthy();
+    expect(await page.locator('#panel table.rollout-clusters').innerText()).toMatch(/member1\s+stage 1 of 2 \(canary\)\s+Progressing: Unhealthy/);
+    await page.close();
+  });
+
   it('shows the events timeline of the plan when it is opened', async () => {
     const plan = await runCli(['plan', '-f', examples, '--at', '2024-01-01T00:00:00Z', '-o', 'json']);
     const events = (JSON.parse(plan.stdout) as { events: Array<{ reason: string; involvedObject: { kind: string; namespace?: string; name: string }; lastTimestamp: string }> }).events;
@@ -104,7 +168,9 @@ describe.skipIf(missing !== undefined)('plan -o html in Chromium', () => {
     expect(items).toHaveLength(events.length);
     const e = events.find((x) => x.reason === 'ScheduleBindingSucceed')!;
     expect(items).toContain(items.find((t) => t.includes(`${e.involvedObject.kind} ${e.involvedObject.namespace}/${e.involvedObject.name} ScheduleBindingSucceed`)));
-    expect(items[0]).toMatch(new RegExp(`^${events[0]!.lastTimestamp} ${events[0]!.involvedObject.kind} ${events[0]!.involvedObject.namespace}/${events[0]!.involvedObject.name} ${events[0]!.reason}`));
+    // newest first; of one time, the later recorded first
+    const newest = events.map((x, i) => ({ x, i })).sort((p, q) => Date.parse(q.x.lastTimestamp) - Date.parse(p.x.lastTimestamp) || q.i - p.i)[0]!.x;
+    expect(items[0]).toMatch(new RegExp(`^${newest.lastTimestamp} ${newest.involvedObject.kind} ${newest.involvedObject.namespace}/${newest.involvedObject.name} ${newest.reason}`));
     await page.screenshot({ path: path.join(ARTIFACTS_DIR, 'report-events.png'), fullPage: true });
     await page.close();
   });

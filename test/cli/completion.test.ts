@@ -33,7 +33,7 @@ describe('completion bash', () => {
   const script = completionScript(fullProgram, 'bash');
 
   it('completes subcommands', () => {
-    expect(complete(script, ['karmada-lite', 'c'])).toEqual(['completion', 'controller', 'crds']);
+    expect(complete(script, ['karmada-lite', 'c'])).toEqual(['completion', 'controller', 'cordon', 'crds']);
     expect(complete(script, ['karmada-lite', 'interpret', 't'])).toEqual(['test']);
   });
 

@@ -207,17 +207,20 @@ export function recordVersions(c: RestClient, collection: string, name: string, 
   };
 }
 
+/** A placement Divided 1:1 over two clusters by static weights. */
+export const evenSplit = (a: string, b: string) => ({
+  clusterAffinity: { clusterNames: [a, b] },
+  replicaScheduling: {
+    replicaSchedulingType: 'Divided',
+    replicaDivisionPreference: 'Weighted',
+    weightPreference: { staticWeightList: [{ targetCluster: { clusterNames: [a] }, weight: 1 }, { targetCluster: { clusterNames: [b] }, weight: 1 }] },
+  },
+});
+
 /** The policy spec the failover suites share (besides resourceSelectors): Divided 1:1 over two clusters, failover.cluster Gracefully. */
 export const evenSplitWithFailover = (a: string, b: string) => ({
   failover: { cluster: { purgeMode: 'Gracefully' } },
-  placement: {
-    clusterAffinity: { clusterNames: [a, b] },
-    replicaScheduling: {
-      replicaSchedulingType: 'Divided',
-      replicaDivisionPreference: 'Weighted',
-      weightPreference: { staticWeightList: [{ targetCluster: { clusterNames: [a] }, weight: 1 }, { targetCluster: { clusterNames: [b] }, weight: 1 }] },
-    },
-  },
+  placement: evenSplit(a, b),
 });
 
 /**

@@ -33,16 +33,21 @@ export function virtualClock(): RateLimiterClock & { advance(ms: number): Promis
   };
 }
 
-/** A loopback server answering `{"ok":true}` to everything, the paths it saw, and a kubeconfig for it. */
+/**
+ * A loopback server answering `{"ok":true}` to everything, the paths it saw (without their query), each
+ * request as it came (method, full URL, user agent), and a kubeconfig for it.
+ */
 export async function okServer() {
   const seen: string[] = [];
+  const requests: { method: string; url: string; userAgent: string | undefined }[] = [];
   const server: Server = createServer((req, res) => {
-    seen.push(req.url ?? '');
+    seen.push((req.url ?? '').split('?')[0]!);
+    requests.push({ method: req.method ?? '', url: req.url ?? '', userAgent: req.headers['user-agent'] });
     res.setHeader('content-type', 'application/json');
     res.end('{"ok":true}');
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { seen, server, kc: loopbackKubeConfig(server) };
+  return { seen, requests, server, kc: loopbackKubeConfig(server) };
 }
 
 /** A kubeconfig for a listening loopback HTTP server, with no credentials. */

@@ -38,3 +38,31 @@ describe('RestClient.watch', () => {
     expect(watchSilenceMs(0)).toBeUndefined();
   });
 });
+
+describe('RestClient identity', () => {
+  it('names itself in every request and is the field manager of its writes unless the caller names one', async () => {
+    const { okServer } = await import('./limiter-helpers.js');
+    const { VERSION } = await import('../../src/version.js');
+    const { requests, server, kc } = await okServer();
+    try {
+      const rest = new RestClient(kc);
+      await rest.request('GET', '/api/v1/namespaces');
+      await rest.request('POST', '/api/v1/namespaces', { body: {} });
+      await rest.request('PUT', '/api/v1/namespaces/a', { body: {} });
+      await rest.request('PATCH', '/api/v1/namespaces/a', { body: {}, query: { fieldManager: 'karmada-lite-join' }, headers: { 'content-type': 'application/apply-patch+yaml' } });
+      await rest.request('DELETE', '/api/v1/namespaces/a');
+      rest.close();
+      expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual([
+        'GET /api/v1/namespaces',
+        'POST /api/v1/namespaces?fieldManager=karmada-lite',
+        'PUT /api/v1/namespaces/a?fieldManager=karmada-lite',
+        'PATCH /api/v1/namespaces/a?fieldManager=karmada-lite-join',
+        'DELETE /api/v1/namespaces/a',
+      ]);
+      // client-go's shape, which audit logs and apiserver metrics group clients by
+      expect(new Set(requests.map((r) => r.userAgent))).toEqual(new Set([`karmada-lite/v${VERSION} (${process.platform}/${process.arch})`]));
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+});

@@ -59,7 +59,11 @@ describe('the fleet report model', () => {
     expect(result.events.length).toBeGreaterThan(0);
     expect(model.events).toBe(result.events.length);
     expect(embedded(reportHtml(report), EVENTS_ID)).toEqual(report.events);
-    expect(report.events[0]).toMatchObject({ time: result.events[0]!.lastTimestamp, reason: result.events[0]!.reason });
+    // newest first; events of one time in the reverse of their recorded order, so the order is total
+    const last = result.events.at(-1)!;
+    expect(result.events.every((e) => e.lastTimestamp === last.lastTimestamp)).toBe(true);
+    expect(report.events[0]).toMatchObject({ time: last.lastTimestamp, reason: last.reason });
+    expect(report.events.at(-1)).toMatchObject({ reason: result.events[0]!.reason });
   });
 
   it('has a cell per Work: replicas, dispatch state, Applied and health, for the examples', () => {
@@ -135,5 +139,32 @@ describe('the fleet report model', () => {
     expect(live).toContain('"streamUrl":"events"');
     // live: nothing embedded, the dashboard answers on demand
     expect(live).not.toContain(DETAIL_ID_PREFIX + '0"');
+  });
+});
+
+describe('the fleet report: column heads and the events timeline', () => {
+  const empty = { at: '2024-01-01T00:00:00Z', bindings: [], works: [], templates: [], events: [] };
+  const clusterObj = (name: string, spec: Record<string, unknown>, ready?: string): KObject => ({
+    ...CLUSTER,
+    metadata: { name },
+    spec,
+    ...(ready ? { status: { conditions: [{ type: 'Ready', status: ready, reason: 'r', message: '', lastTransitionTime: '2024-01-01T00:00:00Z' }] } } : {}),
+  });
+
+  it('heads each column with the sync mode and the Ready status; a plan reads a Cluster without status as Ready, the controller as Unknown', () => {
+    const clusters = [clusterObj('a', { syncMode: 'Pull' }, 'False'), clusterObj('b', {}), clusterObj('c', { syncMode: 'Push' }, 'True')];
+    expect(fleetModel({ ...empty, clusters, source: 'plan' }).clusterHeads).toEqual([
+      { name: 'a', syncMode: 'Pull', ready: 'False' },
+      { name: 'b', syncMode: 'Push', ready: 'True' },
+      { name: 'c', syncMode: 'Push', ready: 'True' },
+    ]);
+    expect(fleetModel({ ...empty, clusters, source: 'controller' }).clusterHeads[1]).toEqual({ name: 'b', syncMode: 'Push', ready: 'Unknown' });
+  });
+
+  it('lists events newest first, and those of one time the later recorded first', () => {
+    const ev = (reason: string, lastTimestamp: string) => ({ reason, lastTimestamp, type: 'Normal', message: reason, count: 1, involvedObject: { kind: 'Deployment', namespace: 'd', name: 'x' } });
+    const events = [ev('first', '2024-01-01T00:00:01Z'), ev('second', '2024-01-01T00:00:03Z'), ev('third', '2024-01-01T00:00:02Z'), ev('fourth', '2024-01-01T00:00:03Z')];
+    const timeline = fleetReport({ ...empty, clusters: [], events: events as never, source: 'controller' }).events;
+    expect(timeline.map((e) => e.reason)).toEqual(['fourth', 'second', 'third', 'first']);
   });
 });

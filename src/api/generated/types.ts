@@ -147,6 +147,146 @@ export interface WorkloadReference {
   namespace?: string;
 }
 /**
+ * Scales a workload's replicas, or a FederatedHPA's minReplicas/maxReplicas, at the times of cron rules (autoscaling.karmada.io/v1alpha1, Karmada's CronFederatedHPA); status.executionHistories records each rule's runs.
+ *
+ * This interface was referenced by `KarmadaLiteAPI`'s JSON-Schema
+ * via the `definition` "CronFederatedHPA".
+ */
+export type CronFederatedHPA = {
+  /**
+   * The versioned schema of this object, group/version.
+   */
+  apiVersion: string;
+  /**
+   * The REST kind of this object, in CamelCase.
+   */
+  kind: string;
+  metadata: ObjectMeta;
+  /**
+   * What to scale and when.
+   */
+  spec: {
+    /**
+     * The workload (its scale: spec.replicas) or the FederatedHPA (autoscaling.karmada.io/v1alpha1) to scale, in the CronFederatedHPA's namespace.
+     */
+    scaleTargetRef: {
+      /**
+       * API version of the referent.
+       */
+      apiVersion?: string;
+      /**
+       * Kind of the referent, e.g. Deployment.
+       */
+      kind: string;
+      /**
+       * Name of the referent.
+       */
+      name: string;
+    };
+    /**
+     * The cron rules; their names are unique.
+     */
+    rules: {
+      /**
+       * The rule's name, unique in the CronFederatedHPA.
+       */
+      name: string;
+      /**
+       * Standard cron: five fields (minute hour day-of-month month day-of-week), or @yearly, @monthly, @weekly, @daily, @hourly.
+       */
+      schedule: string;
+      /**
+       * The replicas to set on a workload target.
+       */
+      targetReplicas?: number;
+      /**
+       * The minReplicas to set on a FederatedHPA target.
+       */
+      targetMinReplicas?: number;
+      /**
+       * The maxReplicas to set on a FederatedHPA target.
+       */
+      targetMaxReplicas?: number;
+      /**
+       * A suspended rule does not run; its nextExecutionTime is unset.
+       */
+      suspend?: boolean;
+      /**
+       * An IANA time zone (e.g. Europe/Paris) the schedule is read in; the controller's when unset (UTC in karmada-lite).
+       */
+      timeZone?: string;
+      /**
+       * How many successful runs status keeps.
+       */
+      successfulHistoryLimit?: number;
+      /**
+       * How many failed runs status keeps.
+       */
+      failedHistoryLimit?: number;
+    }[];
+  };
+  /**
+   * Each rule's runs.
+   */
+  status?: {
+    /**
+     * One entry per rule.
+     */
+    executionHistories?: {
+      /**
+       * The rule's name.
+       */
+      ruleName: string;
+      /**
+       * When the rule runs next; unset while it is suspended.
+       */
+      nextExecutionTime?: string;
+      /**
+       * The latest successful runs, newest first.
+       */
+      successfulExecutions?: {
+        /**
+         * When the run was due.
+         */
+        scheduleTime: string;
+        /**
+         * When it ran.
+         */
+        executionTime: string;
+        /**
+         * The replicas it set.
+         */
+        appliedReplicas?: number;
+        /**
+         * The maxReplicas it set.
+         */
+        appliedMaxReplicas?: number;
+        /**
+         * The minReplicas it set.
+         */
+        appliedMinReplicas?: number;
+      }[];
+      /**
+       * The latest failed runs, newest first.
+       */
+      failedExecutions?: {
+        /**
+         * When the run was due.
+         */
+        scheduleTime: string;
+        /**
+         * When it ran.
+         */
+        executionTime: string;
+        /**
+         * Why it failed.
+         */
+        message: string;
+      }[];
+    }[];
+  };
+};
+/**
  * A member cluster that receives Works. In karmada-lite it is a custom resource, since there is no aggregated API server.
  *
  * This interface was referenced by `KarmadaLiteAPI`'s JSON-Schema
@@ -314,6 +454,10 @@ export type Cluster = {
       totalNum?: number;
       readyNum?: number;
     };
+    /**
+     * What the Remedies whose decision matches this cluster's conditions ask of it (e.g. TrafficControl), sorted; written by the remedy controller.
+     */
+    remedyActions?: string[];
     /**
      * Resources of the member cluster, used to estimate available replicas.
      */
@@ -1449,6 +1593,15 @@ export interface RolloutStatus {
   startedAt?: string;
 }
 /**
+ * corev1.ResourceList: resource names to quantities (cpu: 500m, memory: 1Gi, pods: 10).
+ *
+ * This interface was referenced by `KarmadaLiteAPI`'s JSON-Schema
+ * via the `definition` "ResourceList".
+ */
+export interface ResourceList {
+  [k: string]: number | string;
+}
+/**
  * Cluster-scoped OverridePolicy: its rules may apply to templates in every namespace and to cluster-scoped templates.
  *
  * This interface was referenced by `KarmadaLiteAPI`'s JSON-Schema
@@ -1551,6 +1704,59 @@ export type ClusterTaintPolicy = {
   };
 };
 /**
+ * FederatedResourceQuota sets aggregate quota restrictions enforced per namespace across all clusters.
+ *
+ * This interface was referenced by `KarmadaLiteAPI`'s JSON-Schema
+ * via the `definition` "FederatedResourceQuota".
+ */
+export type FederatedResourceQuota = {
+  /**
+   * The versioned schema of this object, group/version.
+   */
+  apiVersion: string;
+  /**
+   * The REST kind of this object, in CamelCase.
+   */
+  kind: string;
+  metadata: ObjectMeta;
+  /**
+   * The desired hard limits.
+   */
+  spec: {
+    overall: ResourceList;
+    /**
+     * A ResourceQuota per listed cluster, created in that member's namespace; clusters not listed get none.
+     *
+     * Items: The hard limits for one cluster.
+     */
+    staticAssignments?: {
+      /**
+       * The cluster the limits apply to.
+       */
+      clusterName: string;
+      hard: ResourceList;
+    }[];
+  };
+  /**
+   * The enforced limits and the observed use.
+   */
+  status?: {
+    overall?: ResourceList;
+    overallUsed?: ResourceList;
+    /**
+     * The observed quota use in each cluster, from its ResourceQuota's status.
+     */
+    aggregatedStatus?: {
+      /**
+       * The cluster.
+       */
+      clusterName: string;
+      hard?: ResourceList;
+      used?: ResourceList;
+    }[];
+  };
+};
+/**
  * Changes applied to a namespaced template on its way to chosen member clusters (images, commands, labels, arbitrary JSON patches...).
  *
  * This interface was referenced by `KarmadaLiteAPI`'s JSON-Schema
@@ -1585,6 +1791,63 @@ export type PropagationPolicy = {
   kind: string;
   metadata: ObjectMeta;
   spec: PropagationSpec;
+};
+/**
+ * Actions for Clusters whose status conditions match (remedy.karmada.io/v1alpha1, Karmada's Remedy): the remedy controller writes them into each Cluster's status.remedyActions.
+ *
+ * This interface was referenced by `KarmadaLiteAPI`'s JSON-Schema
+ * via the `definition` "Remedy".
+ */
+export type Remedy = {
+  /**
+   * The versioned schema of this object, group/version.
+   */
+  apiVersion: string;
+  /**
+   * The REST kind of this object, in CamelCase.
+   */
+  kind: string;
+  metadata: ObjectMeta;
+  /**
+   * Which clusters, on which of their conditions, and what the Clusters are told to do (status.remedyActions).
+   */
+  spec: {
+    /**
+     * The clusters this Remedy looks at, by name; unset means every cluster.
+     */
+    clusterAffinity?: {
+      /**
+       * Names of the clusters.
+       */
+      clusterNames?: string[];
+    };
+    /**
+     * Any one match (OR) triggers the actions; unset means they apply at once, whatever the conditions.
+     */
+    decisionMatches?: {
+      /**
+       * A requirement on one of the Cluster's status conditions; a cluster without that condition does not match.
+       */
+      clusterConditionMatch?: {
+        /**
+         * The condition type, e.g. ServiceDomainNameResolutionReady (set by a cluster problem detector).
+         */
+        conditionType: string;
+        /**
+         * How the condition's status compares with conditionStatus.
+         */
+        operator: 'Equal' | 'NotEqual';
+        /**
+         * True, False or Unknown.
+         */
+        conditionStatus: string;
+      };
+    }[];
+    /**
+     * What a matching cluster must do, e.g. TrafficControl; empty means nothing.
+     */
+    actions?: string[];
+  };
 };
 /**
  * Which resource types of which member clusters karmada-search caches, for the search API (/search/cache) and the multi-cluster proxy (/proxying/karmada/proxy).

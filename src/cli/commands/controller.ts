@@ -7,6 +7,21 @@ import { serveUntilSignal } from '../serve.js';
 import { loadKubeConfig } from '../kubeconfig.js';
 import { logLevelFor } from '../verbosity.js';
 import { errorMessage } from '../../json/error.js';
+import { coreControllers } from '../../core/controllers.js';
+import { withCoreDefaults } from '../../core/ports.js';
+
+const CONTROLLERS = coreControllers(withCoreDefaults());
+
+/** Comma-separated names in lines of at most 110 characters, as the rest of the help is laid out. */
+function wrap(names: readonly string[]): string[] {
+  const lines: string[] = [];
+  for (const n of names) {
+    const last = lines.length ? lines[lines.length - 1]! : undefined;
+    if (last !== undefined && last.length + n.length + 2 <= 110) lines[lines.length - 1] = `${last}, ${n}`;
+    else lines.push(n);
+  }
+  return lines.map((l, i) => (i < lines.length - 1 ? `${l},` : l));
+}
 
 interface ControllerFlags extends CoreFlags, InterpreterLibraryFlags, ClientLimitFlags, ComponentFlags {
   kubeconfig?: string;
@@ -154,7 +169,7 @@ export function registerController(program: Command): void {
     .option('--rate-limiter-bucket-size <n>', 'burst of the overall retry rate', '100')
     .option('--concurrent-syncs <list>', 'keys reconciled at once per controller, as name=n pairs (e.g. "execution=5,work-status=5"); Karmada\'s --concurrent-*-syncs; default 1 each')
     .option('--interpreter-webhook-memo', 'remember the successful answers of interpreter webhooks (ResourceInterpreterWebhookConfiguration) by hook, operation and object; off: every answer is asked for afresh, as a webhook is not known to be pure', false)
-    .option('--cluster-probe-interval <duration>', 'how often each member is probed (/readyz, and a namespaces list with its own credentials); two failures in a row make a ready cluster not ready', '10s')
+    .option('--cluster-probe-interval <duration>', 'how often each member is probed (/readyz, and a namespaces list with its own credentials): a probe no answer came to within 5s makes a ready cluster not ready, one that failed fast only when the next fails too', '10s')
     .option('--cluster-monitor-grace-period <duration>', 'how long a Pull cluster\'s agent may stay silent (no Lease renewal in karmada-cluster, no Ready change) before its Ready condition turns Unknown', '40s')
     .option('--cluster-startup-grace-period <duration>', 'the same for a Pull cluster whose agent never posted a Ready condition, from the Cluster\'s creation', '60s')
     .option('--with-webhook', 'also serve the admission webhook (what `karmada-lite webhook` serves) from this process, on every replica', false)
@@ -181,9 +196,9 @@ export function registerController(program: Command): void {
     .addHelpText(
       'after',
       `
-Controllers: detector, namespace, policy, binding, scheduler, execution, work-status, binding-status,
-dependencies, graceful-eviction, application-failover, taint-manager, descheduler, workload-rebalancer,
-cluster, pull-cluster-health, clustertaintpolicy, interpreter-health.
+Controllers: ${wrap(CONTROLLERS.filter((c) => !c.disabledByDefault).map((c) => c.name)).join('\n')}.
+Off unless --controllers names them, as in Karmada: ${CONTROLLERS.filter((c) => c.disabledByDefault).map((c) => c.name).join(', ')}
+(members' HPAs own the replicas of the workloads they scale: e.g. --controllers '*,hpa-scale-target-marker,deployment-replicas-syncer').
 
 Namespaces: every namespace of the host reaches every member (a Work per cluster) and is deleted there
 with it, except karmada-system, karmada-cluster, karmada-es-*, default, those --skipped-propagating-namespaces

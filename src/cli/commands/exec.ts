@@ -73,7 +73,8 @@ Exit status: the command's own; 1 the pod or member could not be reached; 2 usag
               : undefined,
           },
         );
-        if (r.message && !flags.quiet) process.stderr.write(r.code > 0 && /exit code/.test(r.message) ? `${r.message}\n` : `error: ${r.message}\n`);
+        // A message that says `error:` itself (some error channels do) is not prefixed twice.
+        if (r.message && !flags.quiet) process.stderr.write(r.code > 0 && /exit code/.test(r.message) ? `${r.message}\n` : `error: ${r.message.replace(/^error:\s*/i, '')}\n`);
         return r.code;
       } finally {
         if (tty) stdin.setRawMode(false);

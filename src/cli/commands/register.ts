@@ -76,8 +76,8 @@ with ClusterRole karmada-agent, aggregated from the ClusterRoles labelled karmad
 (namespaces, the default template kinds; one more per further kind), Secret karmada-kubeconfig (the agent's
 kubeconfig) and Deployment karmada-agent running \`karmada-lite agent\`. deploy/agent/ holds the same objects.
 
-To undo: kubectl delete clusters.cluster.karmada.io <cluster> (the Leases go with it), then the
-ServiceAccount (its tokens stop working) and the RBAC named system:karmada:<cluster>:agent*.
+To undo: karmada-lite unregister <cluster> --karmada-config <control plane> --cluster-kubeconfig <member>
+(the Cluster once its Works are gone, the agent's identity, RBAC and Leases, and the agent in the member).
 
 Exit status: 0 registered, 1 the control plane or the member refused, 2 usage error.
 

@@ -4,6 +4,8 @@ import { parseFeatureGates } from '../../validation/binding.js';
 import { WebhookServer } from '../../webhook/server.js';
 import { capYoungGeneration } from '../../webhook/heap.js';
 import { ROUTES, type ReviewContext } from '../../webhook/review.js';
+import { DELETION_PROTECTION_PATH } from '../../webhook/deletion-protection.js';
+import { DeletionProtectionAlways, DeletionProtectionLabel } from '../../api/constants.js';
 import { serveUntilSignal } from '../serve.js';
 import { loadKubeConfig } from '../kubeconfig.js';
 import { logLevelFor } from '../verbosity.js';
@@ -52,6 +54,7 @@ export function registerWebhook(program: Command): void {
       `
 Paths (Karmada's, so existing webhook configurations work unchanged):
 ${ROUTES.map((r) => `  ${r.path.padEnd(44)} ${r.kind} ${r.operations.join(', ')}`).join('\n')}
+  ${DELETION_PROTECTION_PATH.padEnd(44)} any kind labelled ${DeletionProtectionLabel}=${DeletionProtectionAlways}: DELETE refused
   /healthz, /readyz                            plain-text health checks
   /metrics                                     Prometheus: reviews by path and verdict, review duration, Node runtime
 

@@ -20,6 +20,9 @@ export interface OpenOptions {
    * deadline ends when the headers come: a watch, `logs -f` and `--raw` stream for as long as they last.
    */
   whole?: boolean;
+  /** A request body (JSON, or a patch), sent with `contentType` (default application/json). */
+  body?: string;
+  contentType?: string;
 }
 
 /** A request the server did not answer within `--request-timeout`. */
@@ -172,7 +175,11 @@ export class FleetClient {
         clearTimeout(timer);
         reject(e);
       });
-      req.end();
+      if (opts.body !== undefined) {
+        req.setHeader('content-type', opts.contentType ?? 'application/json');
+        req.setHeader('content-length', Buffer.byteLength(opts.body));
+      }
+      req.end(opts.body);
     });
   }
 
@@ -209,6 +216,18 @@ export class FleetClient {
       return undefined;
     }
     return `the aggregated API server is not registered: APIService ${name} is served by the host itself (the CRD's, Local), which has no ${name.includes('cluster') ? 'clusters/{name}/proxy' : 'search API'}; install it as deploy/aggregated-api/README.md says, or run the controller with --aggregated-apiserver`;
+  }
+
+  /**
+   * A write (POST, PUT, PATCH, DELETE) with a JSON answer: the object the server stored (or, under
+   * dryRun=All, would store); any other answer is thrown as a ServerError.
+   */
+  async send<T = any>(method: string, path: string, opts: OpenOptions = {}): Promise<T> {
+    const res = await this.open(method, path, { ...opts, whole: true });
+    const code = res.statusCode ?? 0;
+    const text = await readBody(res);
+    if (code < 200 || code >= 300) throw new ServerError(statusOf(code, text));
+    return (text ? JSON.parse(text) : undefined) as T;
   }
 
   /** GET a JSON document. */

@@ -6,9 +6,10 @@
  * matrix model, only the rows in view (plus a margin) are in the DOM, with spacer rows keeping the scroll
  * height right, and a row's detail (manifests, binding, diff) is inflated or fetched only when it is opened.
  */
-import type { FleetCell, FleetEvent, FleetModel, FleetRow, FleetRowDetail } from '../model.js';
+import type { FleetCell, FleetClusterHead, FleetEvent, FleetModel, FleetRollout, FleetRow, FleetRowDetail } from '../model.js';
 import { errorMessage } from '../../json/error.js';
 import { DETAIL_ID_PREFIX, EVENTS_ID } from '../page-ids.js';
+import { healthMark, MARKS, readyMark, SWATCHES, type MarkKey } from './marks.js';
 
 interface Config {
   live?: { streamUrl: string; detailUrl: string; eventsUrl: string };
@@ -21,12 +22,21 @@ let model = JSON.parse($('fleet-model').textContent!) as FleetModel;
 const config = JSON.parse($('fleet-config').textContent!) as Config;
 let open: { row: string; cluster?: string } | undefined;
 
-const filters = ['f-namespace', 'f-policy', 'f-cluster', 'f-state'] as const;
+const filters = ['f-namespace', 'f-policy', 'f-cluster', 'f-state', 'f-health'] as const;
 /** Rows of the table drawn beyond the visible ones, above and below: scrolling a little draws nothing. */
 const MARGIN = 15;
-/** Fixed column widths (table-layout: fixed): the browser lays out only the drawn rows, and columns keep their width while scrolling. */
+/**
+ * Fixed column widths (table-layout: fixed): the browser lays out only the drawn rows, and columns keep their
+ * width while scrolling. Each column is as wide as its widest text in the whole model (never cut off), at
+ * least these; a drawn cell that still overflows (a font the estimate missed) widens its column.
+ */
 const TEMPLATE_WIDTH = 280;
 const CLUSTER_WIDTH = 170;
+/** A cell's padding and border, and room for marks drawn in a different weight or with a frame. */
+const CELL_SLACK = 24;
+let templateWidth = TEMPLATE_WIDTH;
+let widths = new Map<string, number>();
+let widthsOf: FleetModel | undefined;
 /** The visible lines after filtering: a row index, or -(group index) - 1 for a group's heading. */
 let lines: number[] = [];
 let cols: string[] = [];
@@ -86,19 +96,116 @@ function options(id: string, values: string[], all: string): void {
   el.value = values.includes(keep) ? keep : '';
 }
 
-function cellText(c: FleetCell): string {
-  if (c.state === 'absent') return c.reason !== undefined ? `<span class="s">${esc(model.reasons[c.reason]!.split(':')[0])}</span>` : c.changed ? 'removed' : '';
-  const marks = [c.evicting ? '⇢' : '', c.failedOver ? '↻' : ''].join('');
-  const applied = c.applied === undefined ? '' : c.applied ? '✓' : '✗';
+const mark = (key: MarkKey): string => `<span class="mk mk-${key}" data-mark="${key}" title="${esc(MARKS[key].text)}">${esc(MARKS[key].glyph)}</span>`;
+
+/** A cell's parts as HTML and as the plain text the column is measured by. */
+function cellParts(c: FleetCell): { html: string[]; text: string[] } {
+  const html: string[] = [];
+  const text: string[] = [];
+  const add = (h: string, t: string) => (html.push(h), text.push(t));
+  const addMark = (key: MarkKey) => add(mark(key), MARKS[key].glyph);
+  if (c.state === 'absent') {
+    if (c.reason !== undefined) {
+      const word = model.reasons[c.reason]!.split(':')[0]!;
+      add(`<span class="s">${esc(word)}</span>`, word);
+    } else if (c.changed) add('removed', 'removed');
+    if (c.changed) addMark('changed');
+    return { html, text };
+  }
+  const replicas = String(c.replicas ?? '-');
+  add(`<span class="r">${esc(replicas)}</span>`, replicas);
   const state = c.state === 'held' ? `held: stage ${c.stage ?? '?'}` : c.state;
-  return `<span class="r">${c.replicas ?? '-'}</span> <span class="s">${esc(state)}</span> <span class="a" title="Applied">${applied}</span> <span class="h">${esc(c.health ?? '')}</span>${marks ? ` <span class="m" title="${c.evicting ? 'graceful eviction' : ''}${c.failedOver ? ' failover history' : ''}">${marks}</span>` : ''}`;
+  add(`<span class="s">${esc(state)}</span>`, state);
+  if (c.applied !== undefined) addMark(c.applied ? 'applied' : 'notApplied');
+  if (c.health) addMark(healthMark(c.health));
+  if (c.evicting) addMark('evicting');
+  if (c.failedOver) addMark('failedOver');
+  if (c.changed) addMark('changed');
+  return { html, text };
 }
 
-function visible(r: FleetRow, ns: string, policy: string, cluster: string, state: string): boolean {
+/** What a cell says in words, for its tooltip (the marks in full). */
+function cellTitle(c: FleetCell): string {
+  if (c.reason !== undefined) return model.reasons[c.reason]!;
+  const words = [
+    c.state === 'absent' ? 'removed by the change' : `${c.replicas ?? '-'} replicas, ${c.state === 'held' ? `held by rollout stage ${c.stage ?? '?'}` : c.state}`,
+    c.applied === undefined ? '' : c.applied ? 'Applied' : 'not Applied',
+    c.health ? `health ${c.health}` : '',
+    c.evicting ? 'graceful eviction' : '',
+    c.failedOver ? 'in the failover history' : '',
+    c.changed && c.state !== 'absent' ? 'changed from the old plan' : '',
+  ];
+  return words.filter(Boolean).join(', ');
+}
+
+function headHtml(h: FleetClusterHead): { html: string; text: string } {
+  const marks: MarkKey[] = [...(h.syncMode ? [h.syncMode] : []), readyMark(h.ready)];
+  return { html: `${esc(h.name)} ${marks.map(mark).join(' ')}`, text: [h.name, ...marks.map((k) => MARKS[k].glyph)].join(' ') };
+}
+
+// ---- column widths ------------------------------------------------------------------------------------
+
+let ruler: CanvasRenderingContext2D | null | undefined;
+const textWidths = new Map<string, number>();
+
+/** The width of a text in the table's font, bold (the widest weight it uses); once per distinct text: cells repeat a few texts thousands of times. */
+function textWidth(text: string): number {
+  let w = textWidths.get(text);
+  if (w === undefined) {
+    if (ruler === undefined) {
+      ruler = document.createElement('canvas').getContext('2d');
+      const cs = getComputedStyle($('matrix'));
+      if (ruler) ruler.font = `bold ${cs.fontSize} ${cs.fontFamily}`;
+    }
+    w = ruler ? ruler.measureText(text).width : text.length * 9;
+    textWidths.set(text, w);
+  }
+  return w;
+}
+
+/** Each column as wide as its widest text over the whole model: filtering or scrolling never changes a width. */
+function measureColumns(): void {
+  if (widthsOf === model) return;
+  widthsOf = model;
+  widths = new Map(model.clusterHeads.map((h) => [h.name, Math.max(CLUSTER_WIDTH, Math.ceil(textWidth(headHtml(h).text)) + CELL_SLACK)]));
+  let tw = TEMPLATE_WIDTH;
+  for (const r of model.rows) {
+    tw = Math.max(tw, Math.ceil(textWidth(r.key)) + CELL_SLACK);
+    for (const c of r.cells) widths.set(c.cluster, Math.max(widths.get(c.cluster) ?? CLUSTER_WIDTH, Math.ceil(textWidth(cellParts(c).text.join(' '))) + CELL_SLACK));
+  }
+  templateWidth = tw;
+}
+
+const widthOf = (cluster: string) => widths.get(cluster) ?? CLUSTER_WIDTH;
+
+function applyWidths(): void {
+  $('matrix').style.width = `${templateWidth + cols.reduce((n, c) => n + widthOf(c), 0)}px`;
+  const heads = $('matrix-head').querySelectorAll<HTMLElement>('th');
+  heads.forEach((th) => (th.style.width = `${th.dataset.cluster ? widthOf(th.dataset.cluster) : templateWidth}px`));
+}
+
+/** A drawn cell the estimate left too narrow widens its column (widths only grow, so this settles). */
+function fitColumns(): void {
+  let grew = false;
+  for (const el of document.querySelectorAll<HTMLElement>('#matrix-head th, #matrix-body td[data-cluster], #matrix-body th[scope="row"]')) {
+    const over = el.scrollWidth - el.clientWidth;
+    if (over <= 0) continue;
+    grew = true;
+    if (el.dataset.cluster) widths.set(el.dataset.cluster, widthOf(el.dataset.cluster) + over + 2);
+    else templateWidth = Math.max(templateWidth, el.offsetWidth + over + 2);
+  }
+  if (grew) applyWidths();
+}
+
+/** The health filter's values: one health, or `not-healthy` for Unhealthy and Unknown together. */
+const healthMatches = (c: FleetCell, health: string) => (health === 'not-healthy' ? c.health === 'Unhealthy' || c.health === 'Unknown' : c.health === health);
+
+/** A row stays when one of its cells passes the cluster, state and health filters together. */
+function visible(r: FleetRow, ns: string, policy: string, cluster: string, state: string, health: string): boolean {
   if (ns && r.namespace !== ns) return false;
   if (policy && r.policy !== policy) return false;
-  if (!cluster && !state) return true;
-  return r.cells.some((c) => (!cluster || c.cluster === cluster) && (!state || (state === 'changed' ? c.changed === true : c.state === state)));
+  if (!cluster && !state && !health) return true;
+  return r.cells.some((c) => (!cluster || c.cluster === cluster) && (!state || (state === 'changed' ? c.changed === true : c.state === state)) && (!health || healthMatches(c, health)));
 }
 
 /** The filters applied to the model: which lines the table has, then the part of them in view drawn. */
@@ -106,16 +213,23 @@ function render(): void {
   options('f-namespace', model.namespaces, 'all namespaces');
   options('f-policy', model.policies, 'all policies');
   options('f-cluster', model.clusters, 'all clusters');
-  const [ns, policy, cluster, state] = filters.map((id) => $<HTMLSelectElement>(id).value) as [string, string, string, string];
+  const [ns, policy, cluster, state, health] = filters.map((id) => $<HTMLSelectElement>(id).value) as [string, string, string, string, string];
   cols = cluster ? [cluster] : model.clusters;
-  $('matrix').style.width = `${TEMPLATE_WIDTH + cols.length * CLUSTER_WIDTH}px`;
-  $('matrix-head').innerHTML = `<tr><th scope="col" style="width:${TEMPLATE_WIDTH}px">template</th>${cols.map((c) => `<th scope="col" style="width:${CLUSTER_WIDTH}px">${esc(c)}</th>`).join('')}</tr>`;
+  measureColumns();
+  const heads = new Map(model.clusterHeads.map((h) => [h.name, h]));
+  $('matrix-head').innerHTML = `<tr><th scope="col">template</th>${cols
+    .map((c) => {
+      const h = heads.get(c) ?? { name: c, ready: 'Unknown' as const };
+      return `<th scope="col" data-cluster="${esc(c)}"${h.syncMode ? ` data-sync-mode="${h.syncMode}"` : ''} data-ready="${h.ready}">${headHtml(h).html}</th>`;
+    })
+    .join('')}</tr>`;
+  applyWidths();
   headHeight = $('matrix-head').offsetHeight;
   lines = [];
   let shown = 0;
   model.groups.forEach((g, gi) => {
     const start = lines.length;
-    for (const i of g.rows) if (visible(model.rows[i]!, ns, policy, cluster, state)) lines.push(i);
+    for (const i of g.rows) if (visible(model.rows[i]!, ns, policy, cluster, state, health)) lines.push(i);
     if (lines.length === start) return;
     shown += lines.length - start;
     lines.splice(start, 0, -gi - 1);
@@ -147,8 +261,8 @@ function line(n: number): string {
       out += '<td class="none"></td>';
       continue;
     }
-    const title = cell.reason !== undefined ? ` title="${esc(model.reasons[cell.reason])}"` : '';
-    out += `<td class="${cell.state}${cell.changed ? ' changed' : ''}" data-row="${key}" data-cluster="${esc(c)}" data-state="${cell.state}"${title} tabindex="0">${cellText(cell)}</td>`;
+    const health = cell.health ? ` h-${cell.health}` : '';
+    out += `<td class="${cell.state}${health}${cell.changed ? ' changed' : ''}" data-row="${key}" data-cluster="${esc(c)}" data-state="${cell.state}"${cell.health ? ` data-health="${cell.health}"` : ''} title="${esc(cellTitle(cell))}" tabindex="0">${cellParts(cell).html.join(' ')}</td>`;
   }
   return out + '</tr>';
 }
@@ -168,6 +282,7 @@ function draw(force: boolean): void {
   out.push(pad(lines.length - last));
   const body = $('matrix-body');
   body.innerHTML = out.join('');
+  fitColumns();
   // The spacers assume every line is as tall as a drawn one: measured once, from the real layout.
   if (measured) return;
   const h = body.querySelector<HTMLElement>('tr[data-row]')?.getBoundingClientRect().height;
@@ -211,6 +326,24 @@ function manifestLines(v: unknown, path: string, indent: string, key: string, ma
   } else open(esc(JSON.stringify(v)) + comma);
 }
 
+const stageName = (r: FleetRollout, i: number) => {
+  const name = r.stages[i]?.name;
+  return `stage ${i + 1} of ${r.stages.length}${name ? ` (${esc(name)})` : ''}`;
+};
+
+/** The staged rollout: where it stands (phase, stage, revision) and each cluster's stage, state and revision. */
+function rolloutHtml(r: FleetRollout, cluster: string | undefined): string {
+  const stage = r.currentStage >= r.stages.length ? 'all stages passed' : stageName(r, r.currentStage);
+  const parts = [
+    `<h3>Rollout</h3><p class="rollout" data-phase="${esc(r.phase ?? '')}" data-stage="${r.currentStage}" data-revision="${esc(r.revision)}">${esc(r.phase ?? 'Progressing')} · ${stage} · revision ${esc(r.revision)}${r.stableRevision ? ` (stable ${esc(r.stableRevision)})` : ''}</p>`,
+    '<table class="fields rollout-clusters"><tr><th>cluster</th><th>stage</th><th>state</th><th>revision</th></tr>',
+  ];
+  for (const c of r.clusters.filter((x) => !cluster || x.name === cluster)) {
+    parts.push(`<tr data-cluster="${esc(c.name)}"><td>${esc(c.name)}</td><td>${stageName(r, c.stage)}</td><td>${esc(c.state)}${c.reason ? `: ${esc(c.reason)}` : ''}</td><td>${esc(c.revision ?? '-')}</td></tr>`);
+  }
+  return parts.join('') + '</table>';
+}
+
 function panelHtml(row: FleetRow, detail: FleetRowDetail | undefined, cluster: string | undefined): string {
   const parts: string[] = [`<h2>${esc(row.key)}</h2><p>policy ${esc(row.policy)}${row.binding ? ` · binding ${esc(row.binding)}` : ''} <button id="close">close</button></p>`];
   const absent = row.cells.filter((c) => c.reason !== undefined && (!cluster || c.cluster === cluster));
@@ -220,6 +353,7 @@ function panelHtml(row: FleetRow, detail: FleetRowDetail | undefined, cluster: s
     parts.push('</ul>');
   }
   if (!detail) return parts.join('') + '<p>no detail for this template any more</p>';
+  if (detail.rollout) parts.push(rolloutHtml(detail.rollout, cluster));
   const changes = detail.changes.filter((c) => !cluster || c.cluster === cluster);
   if (changes.length) {
     parts.push('<h3>Change from the old plan</h3>');
@@ -288,7 +422,7 @@ async function renderEvents(): Promise<void> {
   if (!$<HTMLDetailsElement>('events-details').open) return;
   const shown = events.slice(0, eventsShown);
   $('events-list').innerHTML =
-    shown.map((e) => `<li class="${esc(e.type)}"><time>${esc(e.time)}</time> ${esc(e.object)} <b>${esc(e.reason)}</b> ${esc(e.message)}${e.count > 1 ? ` (×${e.count})` : ''}</li>`).join('') +
+    shown.map((e) => `<li class="${esc(e.type)}" data-type="${esc(e.type)}">${e.type === 'Warning' ? `${mark('warning')} ` : ''}<time>${esc(e.time)}</time> ${esc(e.object)} <b>${esc(e.reason)}</b> ${esc(e.message)}${e.count > 1 ? ` (×${e.count})` : ''}</li>`).join('') +
     (events.length > shown.length ? `<li><button id="events-more">show ${Math.min(EVENTS_PAGE, events.length - shown.length)} more of ${events.length - shown.length}</button></li>` : '');
   const more = document.getElementById('events-more');
   if (more)
@@ -296,6 +430,15 @@ async function renderEvents(): Promise<void> {
       eventsShown += EVENTS_PAGE;
       void renderEvents();
     };
+}
+
+// ---- the legend ---------------------------------------------------------------------------------------
+
+/** Every colour and every mark the page can draw, from the same tables the cells, heads and events use. */
+function renderLegend(): void {
+  $('legend-list').innerHTML =
+    SWATCHES.map((s) => `<li data-swatch="${esc(s.cls)}"><span class="sw ${esc(s.cls)}"></span> ${esc(s.text)}</li>`).join('') +
+    (Object.keys(MARKS) as MarkKey[]).map((k) => `<li data-legend="${k}"><span class="mk mk-${k}">${esc(MARKS[k].glyph)}</span> ${esc(MARKS[k].text)}</li>`).join('');
 }
 
 // ---- wiring -------------------------------------------------------------------------------------------
@@ -324,6 +467,7 @@ if (config.live) {
     render();
   });
 }
+renderLegend();
 render();
 // The bench's "open" (bench/report.bench.ts), on the page's own clock: the matrix drawn, then the frame that shows it.
 performance.mark('fleet-ready');
