@@ -128,7 +128,8 @@ beforeAll(async () => {
     keyFile,
     port: 0,
     bindAddress: '127.0.0.1',
-    logger: createLogger({ write: (l) => void logs.push(JSON.parse(l) as Record<string, unknown>) }),
+    // debug: a patched or allowed review is logged at debug (a refusal at info), and these tests read both
+    logger: createLogger({ level: 'debug', write: (l) => void logs.push(JSON.parse(l) as Record<string, unknown>) }),
     review: { compileLua: luaCompile, listRics: clusterRicLister(kubeConfig('host')) },
   });
   const { port } = await server.start();
