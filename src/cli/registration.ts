@@ -4,6 +4,7 @@
  * as they are written, `(member)` or `(host)` after the verb; or the objects with -o), and their exit
  * statuses (0 done, 1 refused or failed, 2 usage).
  */
+import { existsSync } from 'node:fs';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { InputError } from '../io/documents.js';
 import { errorMessage } from '../json/error.js';
@@ -21,17 +22,22 @@ export interface RegistrationFlags {
   output: string;
 }
 
-/** Karmada's ValidateClusterName, in its words: a usage error. */
-export async function checkClusterName(name: string): Promise<string> {
-  const { clusterNameProblem } = await import('./commands/agent.js');
-  const problem = clusterNameProblem(name);
-  if (problem) throw new InputError(`invalid cluster name(${name}): ${problem.replace(`--cluster-name ${name}: `, '')}`);
+/** Karmada's cluster names: a DNS-1123 label of at most 48 characters (it names the karmada-es-<name> namespace). */
+export function clusterNameRuleProblem(name: string): string | undefined {
+  if (name.length > 48) return 'must be no more than 48 characters';
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name)) return "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'member-1')";
+  return undefined;
+}
+
+/** Karmada's ValidateClusterName, in karmadactl's words: a usage error. */
+export function checkClusterName(name: string): string {
+  const problem = name ? clusterNameRuleProblem(name) : 'must be not empty';
+  if (problem) throw new InputError(`invalid cluster name(${name}): ${problem}`);
   return name;
 }
 
 /** A kubeconfig under the command's flag names: a missing file or context is a usage error naming them. */
 export async function kubeconfigFor(file: string | undefined, context: string | undefined, fileFlag: string, contextFlag: string): Promise<KubeConfig> {
-  const { existsSync } = await import('node:fs');
   if (file && !existsSync(file)) throw new InputError(`${fileFlag} ${file}: no such file`);
   try {
     return await loadKubeConfig(file, context);

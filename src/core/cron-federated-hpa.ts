@@ -10,7 +10,7 @@
  * to be woken at the earliest of them. That makes the clock an input: `simulate` advances through a day, and a
  * run that came due while no controller ran takes place once when one is back (README differs 76).
  */
-import { EventReasonScaleFailed } from '../api/constants.js';
+import { AutoscalingGroupVersion, EventReasonScaleFailed } from '../api/constants.js';
 import type { CronFederatedHPA } from '../api/generated/types.js';
 import { findBuiltinKind } from '../api/kubernetes-kinds.js';
 import { deepEqual } from '../json/value.js';
@@ -24,8 +24,6 @@ export const CRON_FHPA_CONTROLLER = 'cron-federated-hpa';
 
 /** Karmada's DefaultHistoryLimit, for both kinds of run. */
 export const DEFAULT_HISTORY_LIMIT = 3;
-
-const FHPA_GROUP_VERSION = 'autoscaling.karmada.io/v1alpha1';
 
 type Rule = CronFederatedHPA['spec']['rules'][number];
 type History = NonNullable<NonNullable<CronFederatedHPA['status']>['executionHistories']>[number];
@@ -51,7 +49,7 @@ function notFound(apiVersion: string, kind: string, name: string): string {
 function runRule(cron: CronFederatedHPA, rule: Rule, target: KObject | undefined): Run {
   const ref = cron.spec.scaleTargetRef;
   const key = `${cron.metadata.namespace}/${cron.metadata.name}`;
-  if (ref.apiVersion === FHPA_GROUP_VERSION) {
+  if (ref.apiVersion === AutoscalingGroupVersion) {
     if (ref.kind !== 'FederatedHPA') return { ok: false, message: `CronFederatedHPA(${key}) do not support scale target ${ref.apiVersion}/${ref.kind}` };
     return { ok: false, message: `CronFederatedHPA(${key}): FederatedHPA ${ref.name} cannot be scaled, karmada-lite does not serve FederatedHPA yet` };
   }
@@ -68,7 +66,7 @@ export function reconcileCronFederatedHPA(ctx: ReconcileContext, key: string): R
   if (!cron || cron.metadata.deletionTimestamp) return emptyResult();
   const now = ctx.now;
   const targetRef = cron.spec.scaleTargetRef;
-  const before = targetRef.apiVersion === FHPA_GROUP_VERSION ? undefined : ctx.reader.get({ apiVersion: targetRef.apiVersion ?? 'v1', kind: targetRef.kind }, cron.metadata.namespace, targetRef.name);
+  const before = targetRef.apiVersion === AutoscalingGroupVersion ? undefined : ctx.reader.get({ apiVersion: targetRef.apiVersion ?? 'v1', kind: targetRef.kind }, cron.metadata.namespace, targetRef.name);
   const target = before && withMetaAndSpec(before);
   const old = new Map((cron.status?.executionHistories ?? []).map((h) => [h.ruleName, h]));
   const events: CoreEvent[] = [];

@@ -5,12 +5,12 @@
  * member given no Node is unknown to the accurate estimator (-1), and the Cluster's resource summary decides
  * alone, as before.
  */
+import { POD } from '../core/estimator.js';
 import { NodeCapacity, type MemberCapacity } from '../core/node-estimator.js';
 import type { TypeRef } from '../core/object.js';
 import type { EmbeddedStore } from './embedded.js';
 
 const NODE: TypeRef = { apiVersion: 'v1', kind: 'Node' };
-const POD: TypeRef = { apiVersion: 'v1', kind: 'Pod' };
 const RESOURCE_QUOTA: TypeRef = { apiVersion: 'v1', kind: 'ResourceQuota' };
 
 export function embeddedMemberCapacity(store: EmbeddedStore): MemberCapacity {

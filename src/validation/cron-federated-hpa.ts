@@ -5,11 +5,10 @@
  * (targetReplicas for a workload, targetMinReplicas/targetMaxReplicas for a FederatedHPA). Karmada has no
  * mutating webhook for the kind.
  */
+import { AutoscalingGroupVersion } from '../api/constants.js';
 import { cronScheduleProblem, timeZoneProblem } from '../api/cron-schedule.js';
 import { goQuote, invalid, required, str, type FieldError } from './field-errors.js';
 import { obj, objs, strOf, type Obj } from './json.js';
-
-const FHPA_GROUP_VERSION = 'autoscaling.karmada.io/v1alpha1';
 
 /** apimachinery's IsValidPathSegmentName. */
 function pathSegmentProblems(name: string): string[] {
@@ -53,7 +52,7 @@ export function validateCronFederatedHPA(object: Obj): FieldError[] {
   const ref = obj(spec?.scaleTargetRef);
   const kind = strOf(ref?.kind);
   let scaleFHPA = false;
-  if (strOf(ref?.apiVersion) === FHPA_GROUP_VERSION) {
+  if (strOf(ref?.apiVersion) === AutoscalingGroupVersion) {
     // Karmada stops at this one: nothing else is checked against a target it cannot scale.
     if (kind !== 'FederatedHPA') return [invalid('spec.scaleTargetRef.kind', str(kind), `invalid scaleTargetRef kind: ${kind}, only support FederatedHPA`)];
     scaleFHPA = true;

@@ -110,6 +110,26 @@ describe('fault matrix: a Pull agent cut off from the host or from its member', 
     if (dir) rmSync(dir, { recursive: true, force: true });
   }, scaled(180_000));
 
+  /**
+   * After the fault ends: Ready again, the change made meanwhile applied to the same member copy, and the Work
+   * Applied with it. Resolves with how long Ready and the change took from `since`.
+   */
+  async function recovered(name: string, before: any, since: number, what: string): Promise<{ readyMs: number; appliedMs: number }> {
+    await waitFor(`${PULL} Ready again`, async () => ((await readyStatus())?.status === 'True' ? true : undefined), 60_000);
+    const readyMs = Date.now() - since;
+    const after = await waitFor(`the change applied once ${what}`, async () => {
+      const d = await get(member2, deployPath(name));
+      return imageOf(d) === 'nginx:1.26' ? d : undefined;
+    }, 60_000);
+    const appliedMs = Date.now() - since;
+    expect(after.metadata.uid).toBe(before.metadata.uid);
+    await waitFor('the Work Applied with the change', async () => {
+      const w = await workOf(name);
+      return condition(w, 'Applied')?.status === 'True' && imageOf(w?.spec?.workload?.manifests?.[0]) === 'nginx:1.26' ? true : undefined;
+    });
+    return { readyMs, appliedMs };
+  }
+
   it('link to the host blackholed: Ready Unknown after the grace period, the member copy kept as it was; healed, Ready again and the change made meanwhile applied to the same copy', async () => {
     const name = 'partitioned';
     created.push(name);
@@ -142,18 +162,7 @@ describe('fault matrix: a Pull agent cut off from the host or from its member', 
 
     const t1 = Date.now();
     proxy.pass();
-    await waitFor(`${PULL} Ready again`, async () => ((await readyStatus())?.status === 'True' ? true : undefined), 60_000);
-    const readyMs = Date.now() - t1;
-    const after = await waitFor('the change applied once the link is back', async () => {
-      const d = await get(member2, deployPath(name));
-      return imageOf(d) === 'nginx:1.26' ? d : undefined;
-    }, 60_000);
-    const appliedMs = Date.now() - t1;
-    expect(after.metadata.uid).toBe(before.metadata.uid);
-    await waitFor('the Work Applied with the change', async () => {
-      const w = await workOf(name);
-      return condition(w, 'Applied')?.status === 'True' && imageOf(w?.spec?.workload?.manifests?.[0]) === 'nginx:1.26' ? true : undefined;
-    });
+    const { readyMs, appliedMs } = await recovered(name, before, t1, 'the link is back');
     await waitFor(`${PULL}'s taints gone`, async () => (((await get(host, clusterPath))?.spec?.taints ?? []).length === 0 ? true : undefined), 60_000);
     console.log(`agent: host link blackholed: Ready Unknown after ${unknownMs} ms (grace ${GRACE_SECONDS} s), partition held ${partitionMs} ms; healed: Ready in ${readyMs} ms, change applied in ${appliedMs} ms`);
   }, scaled(240_000));
@@ -186,18 +195,7 @@ describe('fault matrix: a Pull agent cut off from the host or from its member', 
     const t1 = Date.now();
     thaw();
     thaw = undefined;
-    await waitFor(`${PULL} Ready again`, async () => ((await readyStatus())?.status === 'True' ? true : undefined), 60_000);
-    const readyMs = Date.now() - t1;
-    const after = await waitFor('the change applied once the member answers', async () => {
-      const d = await get(member2, deployPath(name));
-      return imageOf(d) === 'nginx:1.26' ? d : undefined;
-    }, 60_000);
-    const appliedMs = Date.now() - t1;
-    expect(after.metadata.uid).toBe(before.metadata.uid);
-    await waitFor('the Work Applied with the change', async () => {
-      const w = await workOf(name);
-      return condition(w, 'Applied')?.status === 'True' && imageOf(w?.spec?.workload?.manifests?.[0]) === 'nginx:1.26' ? true : undefined;
-    });
+    const { readyMs, appliedMs } = await recovered(name, before, t1, 'the member answers');
     console.log(`agent: member frozen: Ready=False after ${notReadyMs} ms; thawed: Ready in ${readyMs} ms, change applied in ${appliedMs} ms`);
   }, scaled(240_000));
 });

@@ -70,6 +70,22 @@ describe('fault matrix: staged rollout with a member of the open stage that stop
     if (ctrl && code !== 0) console.error(ctrl.logs.slice(-50).join('\n'));
   }, scaled(180_000));
 
+  /**
+   * A Deployment staged over the canary FAULTY (member1 through the proxy), then member2, its Pods behind a
+   * readiness gate; its first revision rolled out on both, the gates opened, the rollout completed.
+   */
+  async function firstRevisionEverywhere(name: string): Promise<void> {
+    await createDeploymentWithPolicy(NS, name, 2, {
+      placement: { clusterAffinity: { clusterNames: [FAULTY, 'member2'] } },
+      rolloutStrategy: { type: 'Staged', staged: { stages: [{ name: 'canary', clusterNames: [FAULTY] }, { name: 'rest', clusterNames: ['member2'] }], gate: { minHealthySeconds: 0 } } },
+    }, gatedPodSpec);
+    await imageOn('member1', name, 'nginx:1.25');
+    await openReadinessGate(rest('member1'), NS, name);
+    await imageOn('member2', name, 'nginx:1.25');
+    await openReadinessGate(rest('member2'), NS, name);
+    await bindingWhere('the first revision completed', name, (b) => rolloutCondition(b)?.status === 'True');
+  }
+
   const cases = [
     ['freeze', 'apiserver frozen (SIGSTOP)'],
     ['reset', 'connections reset'],
@@ -78,16 +94,7 @@ describe('fault matrix: staged rollout with a member of the open stage that stop
     it(`canary member ${what} mid-rollout: the rollout holds at its stage, member2 keeps the stable revision; back and healthy, it goes on, nothing re-created`, async () => {
       const name = `staged-${fault}`;
       created.push(name);
-      await createDeploymentWithPolicy(NS, name, 2, {
-        placement: { clusterAffinity: { clusterNames: [FAULTY, 'member2'] } },
-        rolloutStrategy: { type: 'Staged', staged: { stages: [{ name: 'canary', clusterNames: [FAULTY] }, { name: 'rest', clusterNames: ['member2'] }], gate: { minHealthySeconds: 0 } } },
-      }, gatedPodSpec);
-      // The first revision, all the way.
-      await imageOn('member1', name, 'nginx:1.25');
-      await openReadinessGate(rest('member1'), NS, name);
-      await imageOn('member2', name, 'nginx:1.25');
-      await openReadinessGate(rest('member2'), NS, name);
-      await bindingWhere('the first revision completed', name, (b) => rolloutCondition(b)?.status === 'True');
+      await firstRevisionEverywhere(name);
       const copies0 = { member1: (await get(rest('member1'), deployPath(name))).metadata.uid, member2: (await get(rest('member2'), deployPath(name))).metadata.uid };
 
       // The second revision reaches the canary; its Pods stay unready, and then the canary stops answering.
@@ -143,15 +150,7 @@ describe('fault matrix: staged rollout with a member of the open stage that stop
     const name = 'baking';
     const bakeSeconds = 8;
     created.push(name);
-    await createDeploymentWithPolicy(NS, name, 2, {
-      placement: { clusterAffinity: { clusterNames: [FAULTY, 'member2'] } },
-      rolloutStrategy: { type: 'Staged', staged: { stages: [{ name: 'canary', clusterNames: [FAULTY] }, { name: 'rest', clusterNames: ['member2'] }], gate: { minHealthySeconds: 0 } } },
-    }, gatedPodSpec);
-    await imageOn('member1', name, 'nginx:1.25');
-    await openReadinessGate(rest('member1'), NS, name);
-    await imageOn('member2', name, 'nginx:1.25');
-    await openReadinessGate(rest('member2'), NS, name);
-    await bindingWhere('the first revision completed', name, (b) => rolloutCondition(b)?.status === 'True');
+    await firstRevisionEverywhere(name);
     await edit(host, `/apis/policy.karmada.io/v1alpha1/namespaces/${NS}/propagationpolicies/${name}`, (pp) => (pp.spec.rolloutStrategy.staged.gate = { minHealthySeconds: bakeSeconds }));
 
     const newGen = String((await edit(host, deployPath(name), (d) => (d.spec.template.spec.containers[0].image = 'nginx:1.26'))).metadata.generation);

@@ -5,6 +5,7 @@ import { addClientLimitFlags, clientLimitsFromFlags, type ClientLimitFlags } fro
 import { addComponentFlags, componentOptionsFromFlags, wholeNumber, type ComponentFlags } from '../component-flags.js';
 import { addInterpreterLibraryFlags, interpreterLibrariesFromFlags, parseDuration, type InterpreterLibraryFlags } from '../core-flags.js';
 import { loadKubeConfig } from '../kubeconfig.js';
+import { clusterNameRuleProblem } from '../registration.js';
 import { serveUntilSignal } from '../serve.js';
 import { logLevelFor } from '../verbosity.js';
 
@@ -30,12 +31,11 @@ interface AgentFlags extends InterpreterLibraryFlags, ClientLimitFlags, Componen
   logFormat?: string;
 }
 
-/** Karmada's cluster names: a DNS-1123 label of at most 48 characters (it names the karmada-es-<name> namespace). */
+/** `--cluster-name` checked as Karmada checks cluster names (clusterNameRuleProblem), naming the flag. */
 export function clusterNameProblem(name: string | undefined): string | undefined {
   if (!name) return '--cluster-name is required: the name of the Cluster this agent registers and serves (e.g. --cluster-name edge-1)';
-  if (name.length > 48) return `--cluster-name ${name}: must be no more than 48 characters`;
-  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name)) return `--cluster-name ${name}: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'member-1')`;
-  return undefined;
+  const problem = clusterNameRuleProblem(name);
+  return problem && `--cluster-name ${name}: ${problem}`;
 }
 
 /** `--leader-elect`, `--leader-elect=true|false` (Karmada's spelling; on by default, as Karmada's agent). */

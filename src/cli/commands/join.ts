@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { InputError } from '../../io/documents.js';
 import { addMutationFlags } from '../mutation.js';
 import { changePrinter, checkClusterName, kubeconfigFor, memberKubeconfig, runRegistration, say, type RegistrationFlags } from '../registration.js';
 
@@ -55,9 +56,9 @@ Examples:
   );
   cmd.action((name: string, flags: JoinFlags) =>
     runRegistration(async () => {
-      const clusterName = await checkClusterName(name);
+      const clusterName = checkClusterName(name);
       const print = changePrinter(flags);
-      if (!flags.clusterKubeconfig) throw new (await import('../../io/documents.js')).InputError("--cluster-kubeconfig is required: the kubeconfig of the member cluster to join");
+      if (!flags.clusterKubeconfig) throw new InputError('--cluster-kubeconfig is required: the kubeconfig of the member cluster to join');
       const memberKc = await memberKubeconfig(flags, clusterName);
       const karmada = await kubeconfigFor(flags.kubeconfig, flags.karmadaContext, '--kubeconfig', '--karmada-context');
       const { RestClient } = await import('../../kube/rest.js');

@@ -46,7 +46,7 @@ Examples:
   );
   cmd.action((name: string, flags: UnjoinFlags) =>
     runRegistration(async () => {
-      const clusterName = await checkClusterName(name);
+      const clusterName = checkClusterName(name);
       const print = changePrinter(flags);
       const waitMs = await waitFlag(flags.wait);
       const memberKc = flags.clusterKubeconfig || flags.clusterContext ? await memberKubeconfig(flags, clusterName) : undefined;

@@ -48,7 +48,7 @@ Examples:
   );
   cmd.action((name: string, flags: UnregisterFlags) =>
     runRegistration(async () => {
-      const clusterName = await checkClusterName(name);
+      const clusterName = checkClusterName(name);
       const print = changePrinter(flags);
       const waitMs = await waitFlag(flags.wait);
       const memberKc = flags.clusterKubeconfig || flags.clusterContext ? await memberKubeconfig(flags, clusterName) : undefined;
