@@ -133,6 +133,14 @@ export async function controllerReconciles(port: number): Promise<Map<string, nu
   return out;
 }
 
+/** workqueue_depth per controller (those with keys waiting), from the controller's own /metrics: where a phase's keys sit. */
+export async function controllerQueueDepths(port: number): Promise<string> {
+  const res = await fetch(`http://127.0.0.1:${port}/metrics`).catch(() => undefined);
+  if (!res?.ok) return '';
+  const text = await res.text();
+  return [...text.matchAll(/^workqueue_depth\{name="([^"]*)"\} (\S+)$/gm)].filter((m) => Number(m[2]) > 0).map((m) => `${m[1]} ${m[2]}`).join(', ');
+}
+
 /**
  * The built controller on the environment's host with its members joined, its log in a folder of its own:
  * what every bench that drives the real binary starts with.

@@ -16,9 +16,9 @@
 #   bash scripts/k8s/env.sh stop     # stop what the pid files name; nothing else is touched
 #
 # State lives in ${KARMADA_LITE_ENV_DIR:-/tmp/karmada-lite-env}: <name>/kubeconfig, <name>/pki, pid files,
-# logs, and env.json describing each server for the test harness. The host also has the aggregation layer:
-# host/pki/front-proxy-{ca,client}.{crt,key} and a serving certificate for karmada-lite's aggregated
-# apiserver, host/pki/aggregated-serving.{crt,key} (signed by host/pki/ca.crt).
+# logs, and env.json describing each server for the test harness. Every server has the aggregation layer:
+# <name>/pki/front-proxy-{ca,client}.{crt,key} and a serving certificate for an aggregated apiserver,
+# <name>/pki/aggregated-serving.{crt,key} (signed by <name>/pki/ca.crt; the host's is karmada-lite's).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -172,7 +172,7 @@ EOF
 
 b64() { base64 -w0 <"$1"; }
 
-# The host's aggregation layer: a front-proxy CA of its own (as kubeadm makes it) and the client certificate
+# A server's aggregation layer: a front-proxy CA of its own (as kubeadm makes it) and the client certificate
 # the aggregator presents to aggregated API servers, plus a serving certificate for karmada-lite's
 # aggregated apiserver, signed by the host CA, for the name the aggregator checks (<service>.<namespace>.svc).
 AGGREGATED_SERVICE=karmada-aggregated-apiserver
@@ -436,7 +436,7 @@ cmd_start() {
     mkdir -p "$ENV_DIR/$name"
     echo "$port" >"$ENV_DIR/$name/port"
     gen_pki "$name" "$ENV_DIR/$name/pki"
-    [[ "$name" != host ]] || gen_front_proxy "$ENV_DIR/$name/pki"
+    gen_front_proxy "$ENV_DIR/$name/pki"
     write_kubeconfig "$name" "$port" "$ENV_DIR/$name/pki" "$ENV_DIR/$name/kubeconfig"
   done
 
@@ -454,17 +454,16 @@ cmd_start() {
     port="$(cat "$ENV_DIR/$name/port")"
     local d="$ENV_DIR/$name/pki"
     log "starting kube-apiserver $K8S_VERSION $name on https://127.0.0.1:$port"
-    # The host has the aggregation layer (front-proxy client certificate, request-header CA and names).
-    # An APIService reaches a server on loopback through an ExternalName Service (externalName localhost,
-    # port = the server's port): the aggregator resolves ExternalName to that host and port, while
-    # Endpoints refuse loopback addresses and a ClusterIP needs a kube-proxy nobody runs here.
-    local aggregation=()
-    if [[ "$name" == host ]]; then
-      aggregation=(--requestheader-client-ca-file "$d/front-proxy-ca.crt" --requestheader-allowed-names front-proxy-client
-        --requestheader-username-headers X-Remote-User --requestheader-group-headers X-Remote-Group
-        --requestheader-extra-headers-prefix X-Remote-Extra- --proxy-client-cert-file "$d/front-proxy-client.crt"
-        --proxy-client-key-file "$d/front-proxy-client.key")
-    fi
+    # Every apiserver has the aggregation layer (front-proxy client certificate, request-header CA and names):
+    # the host for karmada-lite's aggregated apiserver, the members for a metrics.k8s.io server (the
+    # FederatedHPA's end-to-end test registers one). An APIService reaches a server on loopback through an
+    # ExternalName Service (externalName localhost, port = the server's port): the aggregator resolves
+    # ExternalName to that host and port, while Endpoints refuse loopback addresses and a ClusterIP needs a
+    # kube-proxy nobody runs here.
+    local aggregation=(--requestheader-client-ca-file "$d/front-proxy-ca.crt" --requestheader-allowed-names front-proxy-client
+      --requestheader-username-headers X-Remote-User --requestheader-group-headers X-Remote-Group
+      --requestheader-extra-headers-prefix X-Remote-Extra- --proxy-client-cert-file "$d/front-proxy-client.crt"
+      --proxy-client-key-file "$d/front-proxy-client.key")
     # ServiceAccount admission is off because without a controller-manager (the bare fleet) nothing creates
     # the `default` service account, which would make every Pod create fail, and the kwok fleet's Pods mount
     # nothing. Priority-and-fairness is off because its config controllers add load and nothing here needs

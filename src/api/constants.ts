@@ -428,3 +428,47 @@ export function dependedByLabelKey(bindingNamespace: string | undefined, binding
 
 /** CronFederatedHPA: a rule's run that could not scale its target (Karmada's cronfederatedhpa job). */
 export const EventReasonScaleFailed = 'ScaleFailed';
+
+// MultiClusterService (networking.karmada.io/v1alpha1) and the MCS API (multicluster.x-k8s.io/v1alpha1):
+// Karmada's pkg/apis/networking/v1alpha1, pkg/util/constants.go and pkg/events.
+export const NetworkingGroupVersion = 'networking.karmada.io/v1alpha1';
+export const MultiClusterGroupVersion = 'multicluster.x-k8s.io/v1alpha1';
+export const MultiClusterServiceKind = 'MultiClusterService';
+export const MultiClusterServicePermanentIDLabel = 'multiclusterservice.karmada.io/permanent-id';
+export const MultiClusterServiceNameAnnotation = 'multiclusterservice.karmada.io/name';
+export const MultiClusterServiceNamespaceAnnotation = 'multiclusterservice.karmada.io/namespace';
+/** On Works: the MultiClusterService the Work is managed for (labels, same keys as the annotations). */
+export const MultiClusterServiceNameLabel = 'multiclusterservice.karmada.io/name';
+export const MultiClusterServiceNamespaceLabel = 'multiclusterservice.karmada.io/namespace';
+/** On a Work of EndpointSlices collected from a member: which controllers keep it, '.'-joined. */
+export const EndpointSliceWorkManagedByLabel = 'endpointslice.karmada.io/managed-by';
+/** On a Work of EndpointSlices collected by the ServiceExport flow: the Service they belong to. */
+export const ServiceNamespaceLabel = 'endpointslice.karmada.io/namespace';
+export const ServiceNameLabel = 'endpointslice.karmada.io/name';
+/** On a dispatched EndpointSlice and its Work: the member it was collected from. */
+export const EndpointSliceProvisionClusterAnnotation = 'endpointslice.karmada.io/provision-cluster';
+/** discovery.k8s.io's well-known labels. */
+export const EndpointSliceServiceNameLabel = 'kubernetes.io/service-name';
+export const EndpointSliceManagedByLabel = 'endpointslice.kubernetes.io/managed-by';
+export const EndpointSliceDispatchControllerLabelValue = 'endpointslice-dispatch-controller.karmada.io';
+export const EndpointSliceControllerLabelValue = 'endpointslice-controller.karmada.io';
+export const MCSControllerFinalizer = 'karmada.io/multiclusterservice-controller';
+export const MCSEndpointSliceDispatchControllerFinalizer = 'karmada.io/mcs-endpointslice-dispatch-controller';
+export const EndpointSliceControllerFinalizer = 'karmada.io/endpointslice-controller';
+/** MultiClusterService status conditions, their reasons. */
+export const MCSServiceAppliedConditionType = 'ServiceApplied';
+export const MCSServiceAppliedSucceedReason = 'ServiceAppliedSucceed';
+export const MCSServiceAppliedFailedReason = 'ServiceAppliedFailed';
+export const MCSServiceAppliedMessage = 'Service is propagated to target clusters.';
+export const EndpointSliceDispatchedConditionType = 'EndpointSliceDispatched';
+export const EndpointSliceDispatchedSucceedReason = 'EndpointSliceDispatchedSucceed';
+export const EndpointSliceDispatchedFailedReason = 'EndpointSliceDispatchedFailed';
+export const EndpointSliceDispatchedMessage = 'EndpointSlice are dispatched successfully';
+export const EventReasonSyncServiceSucceed = 'SyncServiceSucceed';
+export const EventReasonSyncServiceFailed = 'SyncServiceFailed';
+export const EventReasonDispatchEndpointSliceSucceed = 'DispatchEndpointSliceSucceed';
+export const EventReasonDispatchEndpointSliceFailed = 'DispatchEndpointSliceFailed';
+export const EventReasonClusterNotFound = 'ClusterNotFound';
+export const EventReasonAPIIncompatible = 'APIIncompatible';
+export const EventReasonSyncDerivedServiceSucceed = 'SyncDerivedServiceSucceed';
+export const EventReasonSyncDerivedServiceFailed = 'SyncDerivedServiceFailed';

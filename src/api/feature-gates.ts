@@ -105,7 +105,7 @@ export function unsupportedGatesWarning(gates: GateSettings, implemented: readon
  * StatefulFailoverInjection are off by default as in Karmada; Failover is on (Karmada: off), for the
  * v1.2-style taint eviction karmada-lite keeps by default (README "differs").
  */
-export const CoreFeatureGates = ['PropagationPolicyPreemption', 'StatefulFailoverInjection', 'Failover', 'FederatedQuotaEnforcement', 'ResourceQuotaEstimate'] as const satisfies readonly KarmadaGate[];
+export const CoreFeatureGates = ['PropagationPolicyPreemption', 'StatefulFailoverInjection', 'Failover', 'FederatedQuotaEnforcement', 'ResourceQuotaEstimate', 'WorkloadAffinity', 'MultiClusterService'] as const satisfies readonly KarmadaGate[];
 
 export interface CoreGateOptions {
   policyPreemption: boolean;
@@ -114,6 +114,10 @@ export interface CoreGateOptions {
   federatedQuotaEnforcement: boolean;
   /** ResourceQuotaEstimate (alpha, off): the members' ResourceQuotas of the replicas' namespace bound the accurate estimate. */
   resourceQuotaEstimate: boolean;
+  /** WorkloadAffinity (alpha, off): bindings' workload groups kept together or apart by the scheduler. */
+  workloadAffinity: boolean;
+  /** MultiClusterService (alpha, off): MultiClusterServices of type CrossCluster are acted on. */
+  multiClusterService: boolean;
   /** Undefined unless the flag decided it (the core's default applies). */
   failover?: boolean;
   /** The start-up warning for gates the core does not follow. */
@@ -129,6 +133,8 @@ export function coreGateOptions(spec: string | undefined): CoreGateOptions {
     statefulFailoverInjection: g.enabled('StatefulFailoverInjection'),
     federatedQuotaEnforcement: g.enabled('FederatedQuotaEnforcement'),
     resourceQuotaEstimate: g.enabled('ResourceQuotaEstimate'),
+    workloadAffinity: g.enabled('WorkloadAffinity'),
+    multiClusterService: g.enabled('MultiClusterService'),
     ...(g.decided.includes('Failover') ? { failover: g.enabled('Failover') } : {}),
     ...(warning ? { warning } : {}),
   };

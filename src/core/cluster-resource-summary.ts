@@ -75,6 +75,8 @@ function leanContainer(c: unknown, init: boolean): Record<string, unknown> {
   if (!isObject(c)) return {};
   const requests = requestsOf(c);
   const out: Record<string, unknown> = requests ? { resources: { requests } } : {};
+  // A ContainerResource metric of the FederatedHPA finds its container's request by name.
+  if (!init && typeof c.name === 'string') out.name = c.name;
   if (init && c.restartPolicy === 'Always') out.restartPolicy = 'Always';
   return out;
 }
@@ -107,7 +109,7 @@ export function leanNode(node: KObject): KObject {
 /**
  * A Pod as the member informer keeps it: name, namespace, labels, its controller reference and deletion
  * mark (the unschedulable-replica estimate finds a Deployment's Pods by them), the node, the containers'
- * requests, the overhead, the phase and the PodScheduled condition.
+ * requests, the overhead, the phase, the PodScheduled and Ready conditions and the start time.
  */
 export function leanPod(pod: KObject): KObject {
   const m = pod.metadata;
@@ -127,6 +129,10 @@ export function leanPod(pod: KObject): KObject {
     const { type, status: s, reason, lastTransitionTime } = scheduled;
     leanStatus.conditions = [{ type, status: s, ...(reason !== undefined ? { reason } : {}), ...(lastTransitionTime !== undefined ? { lastTransitionTime } : {}) }];
   }
+  // The FederatedHPA's replica calculator tells ready Pods from unready ones by these (federated-hpa.ts).
+  const ready = conditionOf(status.conditions, 'Ready');
+  if (isObject(ready)) leanStatus.conditions = [...(Array.isArray(leanStatus.conditions) ? leanStatus.conditions : []), { type: 'Ready', status: ready.status, ...(ready.lastTransitionTime !== undefined ? { lastTransitionTime: ready.lastTransitionTime } : {}) }];
+  if (str(status.startTime)) leanStatus.startTime = status.startTime;
   return {
     apiVersion: 'v1',
     kind: 'Pod',

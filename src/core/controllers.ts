@@ -5,6 +5,7 @@
  */
 import {
   AppliedPlacementAnnotation,
+  BindingScheduled,
   ClusterConditionReady,
   ClusterResourceBindingAnnotation,
   generateExecutionSpaceName,
@@ -23,7 +24,8 @@ import { CLUSTER_CONTROLLER, reconcileCluster } from './cluster.js';
 import { CLUSTER_TAINT_POLICY, clustersOfPolicy, reconcileClusterTaintPolicy } from './cluster-taint-policy.js';
 import { clustersOfRemedy, reconcileRemedy, REMEDY_CONTROLLER } from './remedy.js';
 import { CRON_FHPA_CONTROLLER, reconcileCronFederatedHPA } from './cron-federated-hpa.js';
-import { DEPENDENCIES, dependencyKeys, reconcileDependencies } from './dependencies.js';
+import { FHPA_CONTROLLER, reconcileFederatedHPA } from './federated-hpa.js';
+import { DEPENDENCIES, dependencyKeys, isDependencyType, reconcileDependencies } from './dependencies.js';
 import { DEPLOYMENT, DEPLOYMENT_REPLICAS_SYNCER, reconcileDeploymentReplicas, retainsReplicas } from './deployment-replicas-syncer.js';
 import { HPA_SCALE_TARGET_MARKER, hasBeenPropagated, isHpaType, reconcileHpaScaleTarget, scaleTargetKey } from './hpa-scale-target-marker.js';
 import { DESCHEDULER, deschedulerKeys, reconcileDeschedule } from './descheduler.js';
@@ -33,7 +35,9 @@ import { EXECUTION, reconcileWork } from './execution.js';
 import { FAILOVER, reconcileApplicationFailover } from './failover.js';
 import { federatedResourceQuotaControllers } from './federated-resource-quota.js';
 import { INTERPRETER_HEALTH, reconcileInterpreterHealth } from './interpreter-health.js';
-import { CLUSTER, COP, CPP, CRB, CRON_FHPA, CTP, is, isBinding, isIgnoredNamespace, isPolicy, isTemplateType, NAMESPACE, OP, PP, policyType, RB, REMEDY, RIC, WORK, WORKLOAD_REBALANCER, type Binding, type Policy } from './kinds.js';
+import { multiClusterServiceControllers } from './multi-cluster-service.js';
+import { serviceExportControllers } from './service-export.js';
+import { CLUSTER, COP, CPP, CRB, CRON_FHPA, CTP, FHPA, is, isBinding, isIgnoredNamespace, isPolicy, isTemplateType, NAMESPACE, OP, PP, policyType, RB, REMEDY, RIC, WORK, WORKLOAD_REBALANCER, type Binding, type Policy } from './kinds.js';
 import { NAMESPACE_SYNC, namespaceKey, namespaceShouldBeSynced, reconcileNamespace } from './namespace.js';
 import { deepEqual, deepEqualExcept } from '../json/value.js';
 import { findCondition, lastOf, refKey, refOf, type KObject } from './object.js';
@@ -41,7 +45,7 @@ import type { Cluster, ClusterOverridePolicy, OverridePolicy, Work } from '../ap
 import { POLICY, reconcilePolicy } from './policy.js';
 import { isBindingChange, isChangeOf, isPolicyChange, type ControllerSpec, type CoreOptions, type ObjectChange, type ObjectReader } from './ports.js';
 import { ROLLOUT, reconcileRollout, rolloutKeys, rolloutRenderChanged } from './rollout.js';
-import { SCHEDULER, reconcileSchedule } from './scheduling.js';
+import { SCHEDULER, reconcileSchedule, workloadGroupPeerKeys } from './scheduling.js';
 import { BINDING_STATUS, reconcileBindingStatus, reconcileWorkStatus, WORK_STATUS } from './status.js';
 import { forExecutedClusters, LEASE, PULL_CLUSTER_HEALTH, pullClusterHealthKeys, reconcilePullClusterHealth } from './pull-cluster.js';
 import { noExecuteEvictionMode, reconcileTaintManager, TAINT_MANAGER, taintEvictionApplies, type NoExecuteEvictionMode } from './taint-manager.js';
@@ -184,6 +188,12 @@ function allBindings(reader: ObjectReader): string[] {
   return [...reader.list(RB), ...reader.list(CRB)].map(key);
 }
 
+/** Bindings whose current generation the scheduler has not placed: not acted on yet, or Scheduled not True. */
+function unscheduledBindings(reader: ObjectReader): string[] {
+  const pending = (b: Binding) => b.status?.schedulerObservedGeneration !== b.metadata.generation || b.status?.conditions?.find((x) => x.type === BindingScheduled)?.status !== 'True';
+  return [...reader.list(RB), ...reader.list(CRB)].filter(pending).map(key);
+}
+
 /** The bindings whose owner reference names this template (a namespaced template's are in its namespace). */
 function bindingsOwnedBy(template: KObject, reader: ObjectReader): Binding[] {
   const uid = template.metadata.uid;
@@ -259,7 +269,7 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
     },
     {
       name: DEPENDENCIES,
-      watches: (t, cluster) => cluster === undefined && (is(t, RB) || (t.apiVersion === 'v1' && isTemplateType(t))),
+      watches: (t, cluster) => cluster === undefined && (is(t, RB) || (isDependencyType(t) && isTemplateType(t))),
       reconcile: reconcileDependencies,
       // A dependency's update counts when more than status or server-owned metadata changed (Karmada's SpecificationChanged).
       keysFor: (c, reader) => (c.type === 'MODIFIED' && !isChangeOf(c, RB) && c.old && sameIgnoringStatus(c.old, c.object) ? [] : dependencyKeys(c, reader)),
@@ -270,9 +280,19 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
       reconcile: reconcileSchedule,
       keysFor(c, reader) {
         if (c.cluster !== undefined) return [];
-        if (isBinding(c.object)) return c.type !== 'DELETED' && generationChanged(c) ? [key(c.object)] : [];
+        if (isBinding(c.object)) {
+          const own = c.type !== 'DELETED' && generationChanged(c) ? [key(c.object)] : [];
+          // WorkloadAffinity: the group's unscheduled bindings, once a member's targets moved or it went away.
+          if (!isChangeOf(c, RB) || c.type === 'ADDED' || (c.type === 'MODIFIED' && c.old && deepEqual(c.old.spec?.clusters, c.object.spec?.clusters))) return own;
+          return [...own, ...workloadGroupPeerKeys(c.object, reader).map(key)];
+        }
         if (isChangeOf(c, CLUSTER)) {
-          if (c.type === 'MODIFIED' && c.old && deepEqual(c.old.spec, c.object.spec) && deepEqual(c.old.metadata.labels, c.object.metadata.labels) && deepEqual(c.old.status, c.object.status) && !!c.old.metadata.deletionTimestamp === !!c.object.metadata.deletionTimestamp) return [];
+          const old = c.type === 'MODIFIED' ? c.old : undefined;
+          if (old && deepEqual(old.spec, c.object.spec) && deepEqual(old.metadata.labels, c.object.metadata.labels) && !!old.metadata.deletionTimestamp === !!c.object.metadata.deletionTimestamp) {
+            // Only the status moved (readiness, APIs, the resource summary at every probe while Pods come and go):
+            // as in Karmada, it does not move a scheduled binding, so only the ones not scheduled yet try again.
+            return deepEqual(old.status, c.object.status) ? [] : unscheduledBindings(reader);
+          }
           return allBindings(reader);
         }
         return [];
@@ -530,7 +550,17 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
       reconcile: reconcileCronFederatedHPA,
       keysFor: (c) => (c.cluster === undefined && c.type !== 'DELETED' && is(c.object, CRON_FHPA) && generationChanged(c) ? [key(c.object)] : []),
     },
+    {
+      // Karmada's federatedHorizontalPodAutoscaler: a FederatedHPA whose spec changed; then every sync period
+      // (15 s) through requeueAfterSeconds, as the metrics change without a watch event.
+      name: FHPA_CONTROLLER,
+      watches: (t, cluster) => cluster === undefined && is(t, FHPA),
+      reconcile: reconcileFederatedHPA,
+      keysFor: (c) => (c.cluster === undefined && c.type !== 'DELETED' && is(c.object, FHPA) && generationChanged(c) ? [key(c.object)] : []),
+    },
     ...federatedResourceQuotaControllers(),
+    ...multiClusterServiceControllers(),
+    ...serviceExportControllers(),
     {
       // A RIC's ScriptsHealthy condition. The interpreter enqueues a RIC whose failure records change
       // (it is the one that sees scripts fail); a RIC added or edited is looked at here.

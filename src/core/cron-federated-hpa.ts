@@ -1,8 +1,9 @@
 /**
  * Karmada's CronFederatedHPA controller (pkg/controllers/cronfederatedhpa): each rule, at the times of its cron
  * schedule, sets the target workload's replicas (targetReplicas) or a FederatedHPA's minReplicas/maxReplicas
- * (targetMinReplicas/targetMaxReplicas), and records the run in status.executionHistories: per rule the next
- * execution time, and the latest successful and failed runs, newest first, up to the rule's history limits.
+ * (targetMinReplicas/targetMaxReplicas, the bounds the FederatedHPA controller then scales within), and records
+ * the run in status.executionHistories: per rule the next execution time, and the latest successful and failed
+ * runs, newest first, up to the rule's history limits.
  *
  * Karmada keeps a cron scheduler per rule in memory. Here the status is the schedule: a rule whose
  * nextExecutionTime has come runs, and every reconcile sets each rule's nextExecutionTime to the first time
@@ -15,7 +16,7 @@ import type { CronFederatedHPA } from '../api/generated/types.js';
 import { findBuiltinKind } from '../api/kubernetes-kinds.js';
 import { deepEqual } from '../json/value.js';
 import { nextCronTime } from '../api/cron-schedule.js';
-import { CRON_FHPA } from './kinds.js';
+import { CRON_FHPA, FHPA } from './kinds.js';
 import { groupOf, parseRefKey, refOf, rfc3339, withMetaAndSpec, type KObject } from './object.js';
 import { emptyResult, type CoreEvent, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
 
@@ -51,7 +52,11 @@ function runRule(cron: CronFederatedHPA, rule: Rule, target: KObject | undefined
   const key = `${cron.metadata.namespace}/${cron.metadata.name}`;
   if (ref.apiVersion === AutoscalingGroupVersion) {
     if (ref.kind !== 'FederatedHPA') return { ok: false, message: `CronFederatedHPA(${key}) do not support scale target ${ref.apiVersion}/${ref.kind}` };
-    return { ok: false, message: `CronFederatedHPA(${key}): FederatedHPA ${ref.name} cannot be scaled, karmada-lite does not serve FederatedHPA yet` };
+    if (!target) return { ok: false, message: `federatedhpas.autoscaling.karmada.io "${ref.name}" not found` };
+    // Karmada's ScaleFHPA: the bounds the rule gives, the FederatedHPA's controller scales within them.
+    if (rule.targetMaxReplicas !== undefined) target.spec.maxReplicas = rule.targetMaxReplicas;
+    if (rule.targetMinReplicas !== undefined) target.spec.minReplicas = rule.targetMinReplicas;
+    return { ok: true };
   }
   if (!target) return { ok: false, message: notFound(ref.apiVersion ?? 'v1', ref.kind, ref.name) };
   if (typeof target.spec?.replicas !== 'number') return { ok: false, message: `the server could not find the requested resource: ${ref.kind} ${ref.name} has no scale (spec.replicas)` };
@@ -66,7 +71,8 @@ export function reconcileCronFederatedHPA(ctx: ReconcileContext, key: string): R
   if (!cron || cron.metadata.deletionTimestamp) return emptyResult();
   const now = ctx.now;
   const targetRef = cron.spec.scaleTargetRef;
-  const before = targetRef.apiVersion === AutoscalingGroupVersion ? undefined : ctx.reader.get({ apiVersion: targetRef.apiVersion ?? 'v1', kind: targetRef.kind }, cron.metadata.namespace, targetRef.name);
+  const scalesFHPA = targetRef.apiVersion === AutoscalingGroupVersion;
+  const before = scalesFHPA ? (targetRef.kind === 'FederatedHPA' ? ctx.reader.get(FHPA, cron.metadata.namespace, targetRef.name) : undefined) : ctx.reader.get({ apiVersion: targetRef.apiVersion ?? 'v1', kind: targetRef.kind }, cron.metadata.namespace, targetRef.name);
   const target = before && withMetaAndSpec(before);
   const old = new Map((cron.status?.executionHistories ?? []).map((h) => [h.ruleName, h]));
   const events: CoreEvent[] = [];
@@ -97,7 +103,7 @@ export function reconcileCronFederatedHPA(ctx: ReconcileContext, key: string): R
   });
   const writes: Write[] = [];
   // The target first: if it fails, the status is not written either and the run is tried again.
-  if (before && target && target.spec.replicas !== before.spec?.replicas) writes.push({ op: 'update', object: target });
+  if (before && target && !deepEqual(target.spec, before.spec)) writes.push({ op: 'update', object: target });
   if (!deepEqual(cron.status?.executionHistories ?? [], histories)) writes.push({ op: 'updateStatus', object: { ...cron, status: { ...(cron.status ?? {}), executionHistories: histories } } });
   const result: ReconcileResult = { writes, events };
   if (wake !== undefined) result.requeueAfterSeconds = Math.max(1, Math.ceil((wake - now.getTime()) / 1000));

@@ -30,7 +30,7 @@ import { bindingId } from './claim.js';
 import { RB, type BindingTarget } from './kinds.js';
 import { errorMessage } from '../json/error.js';
 import { deepClone, deepEqual } from '../json/value.js';
-import { withMeta, withMetaAndSpecOf, getLabel, isTerminating, parseRefKey, refKey, refOf, type KObject } from './object.js';
+import { withMeta, withMetaAndSpecOf, getLabel, isTerminating, parseRefKey, refKey, refOf, type KObject, type TypeRef } from './object.js';
 import { emptyResult, isChangeOf, type CoreEvent, type DependentObjectReference, type ObjectChange, type ObjectReader, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
 import { matchLabelSelector } from './selectors.js';
 
@@ -49,6 +49,14 @@ interface RequiredByItem {
  * dependencies name or select it (old and new labels both, as a label change may move it between selectors).
  * The caller drops dependency updates that change only status or server-owned metadata.
  */
+/**
+ * The kinds a dependency can be: the core group's (a workload's ConfigMaps, Secrets, PVCs, ServiceAccounts) and the
+ * EndpointSlices of a ServiceImport's derived Service (the built-in ServiceImport interpreter names them).
+ */
+export function isDependencyType(t: TypeRef): boolean {
+  return t.apiVersion === 'v1' || (t.apiVersion === 'discovery.k8s.io/v1' && t.kind === 'EndpointSlice');
+}
+
 export function dependencyKeys(c: ObjectChange, reader: ObjectReader): string[] {
   if (c.cluster !== undefined) return [];
   if (isChangeOf(c, RB)) {
@@ -61,7 +69,7 @@ export function dependencyKeys(c: ObjectChange, reader: ObjectReader): string[] 
     return [refKey(refOf(o))];
   }
   const o = c.object;
-  if (o.apiVersion !== 'v1' || !o.metadata.namespace) return [];
+  if (!isDependencyType(o) || !o.metadata.namespace) return [];
   const labelSets = [o.metadata.labels ?? {}];
   if (c.type === 'MODIFIED' && c.old && !deepEqual(c.old.metadata.labels, o.metadata.labels)) labelSets.push(c.old.metadata.labels ?? {});
   return reader

@@ -29,7 +29,7 @@ import {
 } from './claim.js';
 import { COP, CPP, CRB, isIgnoredNamespace, isNamespaced, OP, PP, RB, type Binding, type Policy } from './kinds.js';
 import { errorMessage } from '../json/error.js';
-import type { ResourceBindingSpec } from '../api/generated/types.js';
+import type { Placement, ResourceBindingSpec } from '../api/generated/types.js';
 import { deepClone, deepEqual } from '../json/value.js';
 import { withMeta, withMetaAndSpecOf, getLabel, isTerminating, nsName, parseRefKey, refOf, type KObject, type ObjectRef } from './object.js';
 import { emptyResult, type CoreEvent, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
@@ -201,13 +201,26 @@ function bindingWrites(ctx: ReconcileContext, tpl: KObject, policy: Policy): { w
     if (!pc) return fail(`PriorityClass ${sp.priorityClassName} not found: create it or drop spec.schedulePriority`);
     schedulePriority = { priority: Number(pc.value ?? 0) };
   }
-  const desired = buildBinding(tpl, policy, existing, replicas, schedulePriority);
+  const desired = buildBinding(tpl, policy, existing, replicas, schedulePriority, ctx.options.workloadAffinity === true);
   if (existing && deepEqual(desired, existing)) return { writes: [], events };
   if (replicas) {
     events.push({ involvedObject: tref, type: 'Normal', reason: EventReasonGetReplicasSucceed, message: 'Get replicas of resource template successfully.', source: ResourceDetectorName });
   }
   events.push({ involvedObject: tref, type: 'Normal', reason: EventReasonApplyPolicySucceed, message: `Apply ${policyLabel(policy)} succeed`, source: ResourceDetectorName });
   return { writes: [existing ? { op: 'update', object: desired } : { op: 'create', object: desired }], events };
+}
+
+/**
+ * Karmada's getWorkloadAffinityGroups: each term of the policy's workloadAffinity whose label the template
+ * carries names a group `<groupByLabelKey>=<value>`; none, no groups.
+ */
+function workloadAffinityGroups(tpl: KObject, wa: Placement['workloadAffinity']): ResourceBindingSpec['workloadAffinityGroups'] {
+  const labels = tpl.metadata.labels ?? {};
+  const group = (term: { groupByLabelKey: string } | undefined) => (term && Object.hasOwn(labels, term.groupByLabelKey) ? `${term.groupByLabelKey}=${labels[term.groupByLabelKey]}` : undefined);
+  const affinityGroup = group(wa?.affinity);
+  const antiAffinityGroup = group(wa?.antiAffinity);
+  if (!affinityGroup && !antiAffinityGroup) return undefined;
+  return { ...(affinityGroup ? { affinityGroup } : {}), ...(antiAffinityGroup ? { antiAffinityGroup } : {}) };
 }
 
 /**
@@ -221,6 +234,7 @@ export function buildBinding(
   existing: Binding | undefined,
   replicas: { replicas: number; replicaRequirements?: Record<string, unknown> | null } | undefined,
   schedulePriority?: { priority: number },
+  workloadAffinity = false,
 ): Binding {
   const namespaced = isNamespaced(tpl);
   const kind = namespaced ? 'ResourceBinding' : 'ClusterResourceBinding';
@@ -263,6 +277,8 @@ export function buildBinding(
   set('replicas', replicas && replicas.replicas > 0 ? replicas.replicas : undefined);
   set('replicaRequirements', replicas?.replicaRequirements ?? undefined);
   if (namespaced) set('schedulePriority', schedulePriority);
+  // Recomputed on every build, so a relabelled template changes groups and a policy without the term drops them.
+  set('workloadAffinityGroups', workloadAffinity && namespaced ? workloadAffinityGroups(tpl, ps.placement?.workloadAffinity) : undefined);
   b.spec = spec;
   return b;
 }

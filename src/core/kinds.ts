@@ -8,6 +8,8 @@ import {
   ExecutionSpacePrefix,
   KarmadaClusterNamespace,
   KarmadaSystemNamespace,
+  MultiClusterGroupVersion,
+  NetworkingGroupVersion,
   PolicyGroupVersion,
   RemedyGroupVersion,
   WorkGroupVersion,
@@ -19,13 +21,17 @@ import type {
   ClusterResourceBinding,
   ClusterTaintPolicy,
   CronFederatedHPA,
+  FederatedHPA,
   FederatedResourceQuota,
+  MultiClusterService,
   OverridePolicy,
   PropagationPolicy,
   Remedy,
   ResourceBinding,
   ResourceBindingSpec,
   ResourceInterpreterCustomization,
+  ServiceExport,
+  ServiceImport,
   Work,
   WorkloadRebalancer,
 } from '../api/generated/types.js';
@@ -45,7 +51,12 @@ export const NAMESPACE: TypeRef = { apiVersion: 'v1', kind: 'Namespace' };
 export const WORKLOAD_REBALANCER: TypeRef<WorkloadRebalancer> = { apiVersion: AppsGroupVersion, kind: 'WorkloadRebalancer' };
 export const REMEDY: TypeRef<Remedy> = { apiVersion: RemedyGroupVersion, kind: 'Remedy' };
 export const CRON_FHPA: TypeRef<CronFederatedHPA> = { apiVersion: AutoscalingGroupVersion, kind: 'CronFederatedHPA' };
+export const FHPA: TypeRef<FederatedHPA> = { apiVersion: AutoscalingGroupVersion, kind: 'FederatedHPA' };
 export const FRQ: TypeRef<FederatedResourceQuota> = { apiVersion: PolicyGroupVersion, kind: 'FederatedResourceQuota' };
+export const MCS: TypeRef<MultiClusterService> = { apiVersion: NetworkingGroupVersion, kind: 'MultiClusterService' };
+/** The MCS API's kinds: templates like any other (a policy propagates ServiceExports and ServiceImports). */
+export const SERVICE_EXPORT: TypeRef<ServiceExport> = { apiVersion: MultiClusterGroupVersion, kind: 'ServiceExport' };
+export const SERVICE_IMPORT: TypeRef<ServiceImport> = { apiVersion: MultiClusterGroupVersion, kind: 'ServiceImport' };
 
 /** Either binding kind: what the binding-side reconcilers read (their specs share one schema). */
 export type Binding = ResourceBinding | ClusterResourceBinding;
@@ -58,7 +69,7 @@ export type Policy = PropagationPolicy | ClusterPropagationPolicy;
 /** Either override policy kind. */
 export type Override = OverridePolicy | ClusterOverridePolicy;
 
-const KARMADA_GROUPS = new Set(['policy.karmada.io', 'work.karmada.io', 'cluster.karmada.io', 'config.karmada.io', 'apps.karmada.io', 'remedy.karmada.io', 'autoscaling.karmada.io']);
+const KARMADA_GROUPS = new Set(['policy.karmada.io', 'work.karmada.io', 'cluster.karmada.io', 'config.karmada.io', 'apps.karmada.io', 'remedy.karmada.io', 'autoscaling.karmada.io', 'networking.karmada.io']);
 
 export function isKarmadaType(t: TypeRef): boolean {
   return KARMADA_GROUPS.has(groupOf(t.apiVersion));

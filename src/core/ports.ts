@@ -16,7 +16,9 @@ import type { KObject, ObjectRef, TypeRef } from './object.js';
 import { is, isBinding, isPolicy, type Binding, type Policy } from './kinds.js';
 import type { Cluster, ResourceBindingStatus } from '../api/generated/types.js';
 import type { ReplicaRequirements } from '../scheduler/types.js';
+import type { WorkloadGroupPeers } from '../scheduler/workload-affinity.js';
 import type { MemberCapacity } from './node-estimator.js';
+import type { MemberMetrics } from './federated-hpa.js';
 
 // ---------------------------------------------------------------------------------------------
 // Reading
@@ -152,6 +154,8 @@ export type ReplicaEstimatorFn = (cluster: string, requirements: ReplicaRequirem
 export interface ScheduleExtras {
   /** Estimators beside the general one (resource summary); each cluster gets the smallest answer given. */
   estimators?: readonly ReplicaEstimatorFn[];
+  /** Feature gate WorkloadAffinity: what the other bindings of the binding's workload groups target. */
+  workloadGroups?: WorkloadGroupPeers;
 }
 
 export type ScheduleFn = (binding: Binding, clusters: readonly Cluster[], now: Date, extras?: ScheduleExtras) => SchedulePass;
@@ -296,6 +300,17 @@ export interface CoreOptions {
    * against the namespace's FederatedResourceQuotas, whose overall and overallUsed then come from the bindings.
    */
   federatedQuotaEnforcement?: boolean;
+  /**
+   * Feature gate MultiClusterService (alpha, off): the multiclusterservice, endpointsliceCollect and
+   * endpointsliceDispatch controllers act (off, they see their objects and do nothing, as Karmada's do not start).
+   */
+  multiClusterService?: boolean;
+  /**
+   * Feature gate WorkloadAffinity (alpha, off): the detector records a binding's workload groups from the
+   * policy's placement.workloadAffinity and the template's labels, and the scheduler keeps the groups together
+   * or apart.
+   */
+  workloadAffinity?: boolean;
 }
 
 /** Karmada's defaults for whatever is not given (gates off). */
@@ -321,6 +336,8 @@ export interface ReconcileContext {
   options: CoreOptions;
   /** The members' Nodes and Pods, where the runner has them (the controller's lean informers, a fleet file's nodes and pods). */
   capacity?: MemberCapacity;
+  /** The members' resource metrics (metrics.k8s.io), where the runner reads them: the FederatedHPA's input. */
+  metrics?: MemberMetrics;
 }
 
 export type Reconcile = (ctx: ReconcileContext, key: string) => ReconcileResult;

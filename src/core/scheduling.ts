@@ -6,24 +6,53 @@
  */
 import {
   AppliedPlacementAnnotation,
+  BindingScheduled,
   BindingManagedByLabel,
   ClusterPropagationPolicyPermanentIDLabel,
   PropagationPolicyPermanentIDLabel,
   SchedulerName,
 } from '../api/constants.js';
-import { bindingType, CLUSTER, type Binding } from './kinds.js';
+import { bindingType, CLUSTER, is, RB, type Binding } from './kinds.js';
+import { groupPeers } from '../scheduler/workload-affinity.js';
 import { chargeScheduledBinding } from './federated-resource-quota.js';
 import { errorMessage } from '../json/error.js';
 import { deepClone, deepEqual } from '../json/value.js';
 import { getLabel, isTerminating, parseRefKey, parseTime, refOf, type KObject } from './object.js';
 import { intern } from '../json/strings.js';
 import { accurateEstimator } from './node-estimator.js';
-import { emptyResult, type CoreEvent, type ReconcileContext, type ReconcileResult, type SchedulePass, type Write } from './ports.js';
+import { emptyResult, type CoreEvent, type ObjectReader, type ReconcileContext, type ReconcileResult, type ScheduleExtras, type SchedulePass, type Write } from './ports.js';
 
 export const SCHEDULER = 'scheduler';
 
 export function isSchedulable(b: KObject): boolean {
   return !!(getLabel(b, PropagationPolicyPermanentIDLabel) || getLabel(b, ClusterPropagationPolicyPermanentIDLabel) || getLabel(b, BindingManagedByLabel));
+}
+
+/** What the scheduler reads beside the binding and the clusters: the accurate estimator, the workload groups' peers. */
+function scheduleExtras(ctx: ReconcileContext, b: Binding): ScheduleExtras | undefined {
+  const extras: ScheduleExtras = {};
+  if (ctx.capacity && ctx.options.schedulerEstimator !== false) extras.estimators = [accurateEstimator(ctx.capacity, { resourceQuotaEstimate: ctx.options.resourceQuotaEstimate })];
+  const groups = b.spec?.workloadAffinityGroups;
+  if (ctx.options.workloadAffinity && is(b, RB) && (groups?.affinityGroup || groups?.antiAffinityGroup)) {
+    const peers = groupPeers(b, ctx.reader.list(RB, { namespace: b.metadata.namespace }));
+    if (peers) extras.workloadGroups = peers;
+  }
+  return extras.estimators || extras.workloadGroups ? extras : undefined;
+}
+
+/**
+ * A binding of a workload group whose targets changed (or that went away) can make room for, or pin, the other
+ * bindings of its groups: those not scheduled yet are looked at again now rather than at their next retry.
+ */
+export function workloadGroupPeerKeys(b: Binding, reader: ObjectReader): Binding[] {
+  const groups = b.spec?.workloadAffinityGroups;
+  if (!is(b, RB) || !(groups?.affinityGroup || groups?.antiAffinityGroup)) return [];
+  return reader.list(RB, { namespace: b.metadata.namespace }).filter((o) => {
+    const g = o.spec?.workloadAffinityGroups;
+    if (o.metadata.name === b.metadata.name || !g) return false;
+    if (!((groups.affinityGroup && g.affinityGroup === groups.affinityGroup) || (groups.antiAffinityGroup && g.antiAffinityGroup === groups.antiAffinityGroup))) return false;
+    return o.status?.conditions?.find((c) => c.type === BindingScheduled)?.status !== 'True';
+  });
 }
 
 export function reconcileSchedule(ctx: ReconcileContext, key: string): ReconcileResult {
@@ -33,7 +62,7 @@ export function reconcileSchedule(ctx: ReconcileContext, key: string): Reconcile
   const clusters = ctx.reader.list(CLUSTER).filter((c) => !isTerminating(c));
   let pass: SchedulePass;
   try {
-    pass = ctx.schedule(b, clusters, ctx.now, ctx.capacity && ctx.options.schedulerEstimator !== false ? { estimators: [accurateEstimator(ctx.capacity, { resourceQuotaEstimate: ctx.options.resourceQuotaEstimate })] } : undefined);
+    pass = ctx.schedule(b, clusters, ctx.now, scheduleExtras(ctx, b));
   } catch (e) {
     return { ...emptyResult(), error: `scheduling ${ref.kind} ${ref.namespace ? `${ref.namespace}/` : ''}${ref.name} failed: ${errorMessage(e)}` };
   }

@@ -245,7 +245,7 @@ export class Controller {
           (pooled ?? real).setCustomizations(rics as never);
         }
         followHooks(store.list(RIWC));
-        return { interpreter: port, schedule: sched, options: this.core, capacity: store.memberCapacity };
+        return { interpreter: port, schedule: sched, options: this.core, capacity: store.memberCapacity, metrics: store.memberMetrics };
       },
       onReconcile: (controller, seconds, error, detail) => {
         karmada.observeReconcile(controller, seconds, error, detail, (key) => subjectOf(store, controller, key));

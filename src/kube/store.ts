@@ -16,7 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ClusterConditionReady, DefaultSkippedPropagatingNamespaces, generateExecutionSpaceName } from '../api/constants.js';
-import { CLUSTER, COP, CPP, CRB, CRON_FHPA, CTP, FRQ, isKarmadaType, NAMESPACE, OP, PP, RB, REMEDY, RIC, WORK, WORKLOAD_REBALANCER } from '../core/kinds.js';
+import { CLUSTER, COP, CPP, CRB, CRON_FHPA, CTP, FHPA, FRQ, isKarmadaType, MCS, NAMESPACE, OP, PP, RB, REMEDY, RIC, WORK, WORKLOAD_REBALANCER } from '../core/kinds.js';
 import { RIWC } from '../interpreter/webhook-interpreter.js';
 import { memberNamespaceManifest } from '../core/namespace.js';
 import { LEASE, NamespaceClusterLease } from '../core/pull-cluster.js';
@@ -34,6 +34,7 @@ import { clusterSignature, memberKubeConfig, secretRefOf, secretSignature } from
 import { EventRecorder, eventRequestFor } from './events.js';
 import { Informer } from './informer.js';
 import { MemberInformers } from './member-capacity.js';
+import { MemberMetricsCache } from './member-metrics.js';
 import { clusterResourceSummary, nodeSummary } from '../core/cluster-resource-summary.js';
 import type { MemberCapacity } from '../core/node-estimator.js';
 import { MemberGate } from './member-gate.js';
@@ -53,7 +54,7 @@ export class CacheNotSyncedError extends ReaderNotReadyError {
 export const HOST_KINDS: readonly TypeRef[] = [CLUSTER, PP, CPP, OP, COP, RB, CRB, WORK, RIC, NAMESPACE];
 
 /** Kinds watched when their CRD is installed: a control plane without them still starts (their controllers then see nothing). */
-export const OPTIONAL_HOST_KINDS: readonly TypeRef[] = [WORKLOAD_REBALANCER, CTP, FRQ, RIWC, REMEDY, CRON_FHPA];
+export const OPTIONAL_HOST_KINDS: readonly TypeRef[] = [WORKLOAD_REBALANCER, CTP, FRQ, RIWC, REMEDY, CRON_FHPA, FHPA, MCS];
 
 const typeKey = (t: TypeRef) => `${t.apiVersion}|${t.kind}`;
 
@@ -738,6 +739,9 @@ export class KubeStore implements ObjectReader, AsyncWriter {
       onError: (kind, err) => this.log.warn('member Node/Pod watch failed; its resource summary waits for it', { cluster, kind, err: errorMessage(err) }),
     }));
   }
+
+  /** The members' PodMetrics (metrics.k8s.io) as the FederatedHPA reads them, through the member's connection. */
+  readonly memberMetrics = new MemberMetricsCache((cluster) => this.members.get(cluster)?.cache.rest);
 
   /** The members' Nodes, Pods and ResourceQuotas as the estimators read them (src/core/node-estimator.ts). */
   readonly memberCapacity: MemberCapacity = {

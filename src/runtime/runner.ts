@@ -121,6 +121,14 @@ interface Slot {
 /** Reconciles parked at once, at most (see RunnerOptions.parkAfterMs). */
 const MAX_PARKED = 256;
 
+/**
+ * Keys a controller takes per worker in one round of runOnce before the next controller's turn. Without a
+ * bound, a thousand templates applied at once all passed the detector before the scheduler saw the first
+ * binding, and the first member object came after every binding was written: stages ran in phases. With it,
+ * the stages take turns and the first templates reach the members while the others are still coming in.
+ */
+const ROUND_QUANTUM = 16;
+
 /** A reconcile's result; `deferred` when it (or a continuation) waits for calls it started (RunnerOptions.deferrals). */
 type Reconciled = ReconcileResult & { deferred?: Promise<void> };
 
@@ -280,9 +288,9 @@ export class Runner {
     while (progressed && !signal?.aborted) {
       progressed = false;
       for (const slot of this.slots) {
-        // The keys ready now, taken by up to `concurrency` workers; the next controller starts once
-        // they are all done (with one worker: one key after the other, in queue order).
-        let ready = slot.queue.readyLength();
+        // The keys ready now, up to the round's quantum, taken by up to `concurrency` workers; the next
+        // controller starts once they are all done (with one worker: one key after the other, in queue order).
+        let ready = Math.min(slot.queue.readyLength(), ROUND_QUANTUM * slot.concurrency);
         const worker = async () => {
           while (ready > 0 && !signal?.aborted) {
             ready--;

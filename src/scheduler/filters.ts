@@ -2,7 +2,9 @@
  * Filter plugins (spec §1.3). Karmada builds its plugin list from a Go map, so the order in which
  * plugins run, and therefore which reason is recorded for a cluster that several plugins reject, is
  * unspecified there. karmada-lite runs them in plugin-name order (APIEnablement, ClusterAffinity,
- * ClusterEviction, SpreadConstraint, TaintToleration): one fixed order, so FitError messages are stable.
+ * ClusterEviction, SpreadConstraint, TaintToleration, WorkloadAffinity, WorkloadAntiAffinity): one fixed
+ * order, so FitError messages are stable. The last two run only under the WorkloadAffinity gate, when the
+ * caller passes the binding's group peers (workload-affinity.ts).
  */
 import {
   DEFAULT_BLOCK_PREDECESSOR_SECONDS,
@@ -11,6 +13,8 @@ import {
   PLUGIN_CLUSTER_EVICTION,
   PLUGIN_SPREAD_CONSTRAINT,
   PLUGIN_TAINT_TOLERATION,
+  PLUGIN_WORKLOAD_AFFINITY,
+  PLUGIN_WORKLOAD_ANTI_AFFINITY,
   REASON_AFFINITY_MISMATCH,
   REASON_API_DISABLED,
   REASON_IN_EVICTION,
@@ -22,6 +26,7 @@ import {
 } from './messages.js';
 import { compileClusterAffinity, type ClusterMatcher } from './selector.js';
 import type { ClusterInfo, ClusterSnapshot } from './snapshot.js';
+import { compileWorkloadAffinity, type WorkloadGroupPeers } from './workload-affinity.js';
 import type { ClusterAffinityTerm, Placement, ResourceBindingSpec, ResourceBindingStatus, Taint, Toleration } from './types.js';
 
 /** Plugin names in the order karmada-lite runs them. */
@@ -31,6 +36,8 @@ export const FILTER_PLUGIN_ORDER = [
   PLUGIN_CLUSTER_EVICTION,
   PLUGIN_SPREAD_CONSTRAINT,
   PLUGIN_TAINT_TOLERATION,
+  PLUGIN_WORKLOAD_AFFINITY,
+  PLUGIN_WORKLOAD_ANTI_AFFINITY,
 ] as const;
 
 export interface FilterFailure {
@@ -112,6 +119,7 @@ export function compileFilters(
   status: ResourceBindingStatus | null | undefined,
   now: number,
   snapshot: ClusterSnapshot,
+  workloadGroups?: WorkloadGroupPeers,
 ): (c: ClusterInfo, index: number) => FilterFailure | null {
   const placement = spec.placement ?? {};
   const targetList = spec.clusters ?? [];
@@ -145,6 +153,7 @@ export function compileFilters(
   const zonesFail: FilterFailure = { plugin: PLUGIN_SPREAD_CONSTRAINT, reason: REASON_NO_ZONES };
 
   const tolerations = placement.clusterTolerations ?? [];
+  const workloadAffinity = compileWorkloadAffinity(workloadGroups);
 
   return (c, index) => {
     const isTarget = targetList.length > 0 && targets.has(c.name);
@@ -179,6 +188,8 @@ export function compileFilters(
       const t = findUntoleratedTaint(c.taints, tolerations);
       if (t) return { plugin: PLUGIN_TAINT_TOLERATION, reason: untoleratedTaintReason(t) };
     }
+    // WorkloadAffinity, WorkloadAntiAffinity
+    if (workloadAffinity) return workloadAffinity(c.name, isTarget);
     return null;
   };
 }

@@ -13,6 +13,7 @@ import { compileClusterAffinity } from './selector.js';
 import type { ClusterInfo, ClusterSnapshot } from './snapshot.js';
 import { groupClusters, selectBestClusters, SelectionError, shouldIgnoreSpreadConstraint, sortByRank } from './spread.js';
 import type { ResourceBindingSpec, ResourceBindingStatus, TargetCluster } from './types.js';
+import type { WorkloadGroupPeers } from './workload-affinity.js';
 
 // A module-local copy: read once per feasible cluster, and imported bindings can be getters once transpiled.
 const UNBOUNDED = MAX_INT32;
@@ -50,6 +51,8 @@ export interface AlgorithmOptions extends AvailabilityOptions {
   explain?: boolean;
   /** Told how long each step and each cluster's filters took (the controller's metrics). */
   observe?: AlgorithmObserver;
+  /** Feature gate WorkloadAffinity: the clusters the binding's group peers target (workload-affinity.ts). */
+  workloadGroups?: WorkloadGroupPeers;
 }
 
 /** Karmada's schedule steps, as its scheduling_algorithm_duration_seconds names them. */
@@ -119,7 +122,7 @@ export function runAlgorithm(
     obs.step(step, t - stepStart);
     stepStart = t;
   };
-  const compiled = compileFilters(spec, status, now, snapshot);
+  const compiled = compileFilters(spec, status, now, snapshot, opts.workloadGroups);
   const filter: typeof compiled = obs
     ? (c, i) => {
         const t = obs.now();

@@ -37,5 +37,7 @@ export { clusterMatches, compileClusterAffinity, compileLabelSelector } from './
 export { calAvailableReplicas, generalEstimate } from './available.js';
 export { allocateWebsterSeats, fnv1a32, tieBreakerFor } from './webster.js';
 export { FILTER_PLUGIN_ORDER, activeEvictionBlocks } from './filters.js';
+export { groupPeers } from './workload-affinity.js';
+export type { WorkloadGroupPeers, WorkloadAffinityGroups } from './workload-affinity.js';
 export * from './messages.js';
 export type * from './types.js';

@@ -52,6 +52,8 @@ export const PLUGIN_CLUSTER_EVICTION = 'ClusterEviction';
 export const PLUGIN_SPREAD_CONSTRAINT = 'SpreadConstraint';
 export const PLUGIN_TAINT_TOLERATION = 'TaintToleration';
 export const PLUGIN_CLUSTER_LOCALITY = 'ClusterLocality';
+export const PLUGIN_WORKLOAD_AFFINITY = 'WorkloadAffinity';
+export const PLUGIN_WORKLOAD_ANTI_AFFINITY = 'WorkloadAntiAffinity';
 
 // Filter failure reasons.
 export const REASON_API_DISABLED = 'cluster(s) did not have the API resource';
@@ -60,6 +62,8 @@ export const REASON_IN_EVICTION = 'cluster(s) is in the process of eviction';
 export const REASON_NO_PROVIDER = 'cluster(s) did not have provider property';
 export const REASON_NO_REGION = 'cluster(s) did not have region property';
 export const REASON_NO_ZONES = 'cluster(s) did not have zones property';
+export const REASON_WORKLOAD_AFFINITY = 'ResourceBinding with the same affinity group does not target this cluster';
+export const REASON_WORKLOAD_ANTI_AFFINITY = 'cluster already has workload with the same anti-affinity group';
 export const untoleratedTaintReason = (t: { key: string; value?: string; effect: string }): string =>
   `cluster(s) had untolerated taint {${t.value ? `${t.key}=${t.value}` : t.key}:${t.effect}}`;
 

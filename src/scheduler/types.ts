@@ -150,6 +150,7 @@ export interface ResourceBindingSpec {
   rescheduleTriggeredAt?: string | null;
   schedulerName?: string;
   suspension?: { scheduling?: boolean } | null;
+  workloadAffinityGroups?: { affinityGroup?: string; antiAffinityGroup?: string } | null;
 }
 
 export type { Condition };

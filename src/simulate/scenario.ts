@@ -28,6 +28,8 @@ export interface ScenarioOptions {
   noExecuteTaintEvictionPurgeMode?: string;
   /** `--skipped-propagating-namespaces` entries, each anchored (default [kube-.*]). */
   skippedPropagatingNamespaces?: string[];
+  /** Feature gate WorkloadAffinity (default off, like Karmada). */
+  workloadAffinity?: boolean;
 }
 
 export type ScenarioCluster =
@@ -86,7 +88,7 @@ export interface Expectations {
 const BINDING_VERSION = 'work.karmada.io/v1alpha2';
 
 const SCENARIO_KEYS = ['name', 'description', 'options', 'clusters', 'objects', 'members', 'expect', 'steps'];
-const OPTION_KEYS = ['preemption', 'statefulFailoverInjection', 'simulateMembers', 'start', 'gracefulEvictionTimeoutSeconds', 'clusterFailureThresholdSeconds', 'failover', 'enableNoExecuteTaintEviction', 'noExecuteTaintEvictionPurgeMode', 'skippedPropagatingNamespaces'];
+const OPTION_KEYS = ['preemption', 'statefulFailoverInjection', 'simulateMembers', 'start', 'gracefulEvictionTimeoutSeconds', 'clusterFailureThresholdSeconds', 'failover', 'enableNoExecuteTaintEviction', 'noExecuteTaintEvictionPurgeMode', 'skippedPropagatingNamespaces', 'workloadAffinity'];
 const STEP_KEYS = ['name', 'apply', 'delete', 'memberApply', 'memberDelete', 'memberStatus', 'annotate', 'clusterReady', 'clusterStatus', 'advance', 'expect'];
 const EXPECT_KEYS = ['objects', 'bindings', 'works', 'members', 'absent', 'events', 'noEvents', 'workCount'];
 
@@ -255,6 +257,7 @@ export class ScenarioRun {
     if (o.failover !== undefined) mine.failover = o.failover;
     if (o.enableNoExecuteTaintEviction !== undefined) mine.enableNoExecuteTaintEviction = o.enableNoExecuteTaintEviction;
     if (o.noExecuteTaintEvictionPurgeMode !== undefined) mine.noExecuteTaintEvictionPurgeMode = o.noExecuteTaintEvictionPurgeMode;
+    if (o.workloadAffinity !== undefined) mine.workloadAffinity = o.workloadAffinity;
     if (o.skippedPropagatingNamespaces !== undefined) mine.skippedPropagatingNamespaces = compileSkippedNamespaces(o.skippedPropagatingNamespaces);
     this.cp = new ControlPlane({
       start: o.start ? new Date(o.start) : undefined,

@@ -96,7 +96,12 @@ export function realScheduler(options?: ScheduleOptions): ScheduleFn {
   let last: readonly Cluster[] = [];
   return (b, clusters, now, extras) => {
     if (clusters.length !== last.length || clusters.some((c, i) => c !== last[i])) last = clusters;
-    return schedule(b, last, null, now, extras?.estimators ? { ...options, estimators: extras.estimators } : options);
+    if (!extras?.estimators && !extras?.workloadGroups) return schedule(b, last, null, now, options);
+    return schedule(b, last, null, now, {
+      ...options,
+      ...(extras.estimators ? { estimators: extras.estimators } : {}),
+      ...(extras.workloadGroups ? { workloadGroups: extras.workloadGroups } : {}),
+    });
   };
 }
 

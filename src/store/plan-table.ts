@@ -16,7 +16,8 @@ import {
 } from '../api/constants.js';
 import { isIgnoredNamespace, isTemplateType } from '../core/kinds.js';
 import { findCondition, refKey, refOf, type Condition, type KObject, type ObjectRef } from '../core/object.js';
-import { createSnapshot, runAlgorithm } from '../scheduler/index.js';
+import { createSnapshot, groupPeers, runAlgorithm } from '../scheduler/index.js';
+import type { GroupedBinding } from '../scheduler/workload-affinity.js';
 import type { Cluster, ResourceBindingSpec, ResourceBindingStatus } from '../scheduler/types.js';
 import type { RolloutStatus } from '../api/generated/types.js';
 import type { PlanResult, WorkSummary } from './plan.js';
@@ -64,7 +65,9 @@ export function absentClusters(bindings: readonly KObject[], clusters: readonly 
     const spec = b.spec as unknown as ResourceBindingSpec | undefined;
     if (!spec?.placement || b.metadata.deletionTimestamp) continue;
     const placed = new Set((spec.clusters ?? []).map((c) => c.name));
-    const res = runAlgorithm(spec, b.status as ResourceBindingStatus | undefined, snapshot, now.getTime());
+    // Workload groups are only on bindings the detector made under the WorkloadAffinity gate.
+    const peers = b.kind === 'ResourceBinding' ? groupPeers(b as GroupedBinding, bindings as readonly GroupedBinding[]) : undefined;
+    const res = runAlgorithm(spec, b.status as ResourceBindingStatus | undefined, snapshot, now.getTime(), peers ? { workloadGroups: peers } : {});
     const binding = bindingKey(b);
     const rejected = new Set<string>();
     for (const r of res.trace.rejected) {

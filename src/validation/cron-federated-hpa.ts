@@ -9,23 +9,7 @@ import { AutoscalingGroupVersion } from '../api/constants.js';
 import { cronScheduleProblem, timeZoneProblem } from '../api/cron-schedule.js';
 import { goQuote, invalid, required, str, type FieldError } from './field-errors.js';
 import { obj, objs, strOf, type Obj } from './json.js';
-
-/** apimachinery's IsValidPathSegmentName. */
-function pathSegmentProblems(name: string): string[] {
-  if (name === '.' || name === '..') return [`may not be '${name}'`];
-  return ['/', '%'].filter((c) => name.includes(c)).map((c) => `may not contain '${c}'`);
-}
-
-/** Kubernetes' ValidateCrossVersionObjectReference (lifted by Karmada). */
-function crossVersionReferenceErrors(ref: Obj | undefined, path: string): FieldError[] {
-  const errs: FieldError[] = [];
-  for (const field of ['kind', 'name'] as const) {
-    const v = strOf(ref?.[field]);
-    if (v === '') errs.push(required(`${path}.${field}`, ''));
-    else for (const m of pathSegmentProblems(v)) errs.push(invalid(`${path}.${field}`, str(v), m));
-  }
-  return errs;
-}
+import { crossVersionReferenceErrors } from './federated-hpa.js';
 
 const int = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
 

@@ -8,7 +8,9 @@ import { validateResourceBinding, type FeatureGates } from './binding.js';
 import { mutateBinding, mutateOverridePolicy, mutatePropagationPolicy, mutateWork, type Mutated } from './defaulting.js';
 import { validateClusterTaintPolicy } from './cluster-taint-policy.js';
 import { validateCronFederatedHPA } from './cron-federated-hpa.js';
+import { mutateFederatedHPA, validateFederatedHPA } from './federated-hpa.js';
 import { validateFederatedResourceQuota } from './federated-resource-quota.js';
+import { mutateMultiClusterService, validateMultiClusterService } from './multi-cluster-service.js';
 import { validateInterpreterWebhookConfiguration } from './interpreter-webhook.js';
 import { validateOverridePolicy } from './override.js';
 import { validatePropagationPolicy, type PolicyAdmission } from './propagation.js';
@@ -42,7 +44,9 @@ export type AdmissionKind =
   | 'ClusterTaintPolicy'
   | 'ResourceInterpreterWebhookConfiguration'
   | 'FederatedResourceQuota'
-  | 'CronFederatedHPA';
+  | 'CronFederatedHPA'
+  | 'FederatedHPA'
+  | 'MultiClusterService';
 
 export const ADMISSION_KINDS: readonly AdmissionKind[] = [
   'PropagationPolicy',
@@ -57,6 +61,8 @@ export const ADMISSION_KINDS: readonly AdmissionKind[] = [
   'ResourceInterpreterWebhookConfiguration',
   'FederatedResourceQuota',
   'CronFederatedHPA',
+  'FederatedHPA',
+  'MultiClusterService',
 ];
 
 export function isAdmissionKind(kind: unknown): kind is AdmissionKind {
@@ -64,9 +70,9 @@ export function isAdmissionKind(kind: unknown): kind is AdmissionKind {
 }
 
 /** Kinds Karmada has a mutating webhook for. */
-export const MUTATED_KINDS: ReadonlySet<AdmissionKind> = new Set(['PropagationPolicy', 'ClusterPropagationPolicy', 'OverridePolicy', 'ResourceBinding', 'ClusterResourceBinding', 'Work']);
+export const MUTATED_KINDS: ReadonlySet<AdmissionKind> = new Set(['PropagationPolicy', 'ClusterPropagationPolicy', 'OverridePolicy', 'ResourceBinding', 'ClusterResourceBinding', 'Work', 'FederatedHPA', 'MultiClusterService']);
 /** Kinds Karmada has a validating webhook for. */
-export const VALIDATED_KINDS: ReadonlySet<AdmissionKind> = new Set(['PropagationPolicy', 'ClusterPropagationPolicy', 'OverridePolicy', 'ClusterOverridePolicy', 'ResourceBinding', 'ResourceInterpreterCustomization', 'ClusterTaintPolicy', 'ResourceInterpreterWebhookConfiguration', 'FederatedResourceQuota', 'CronFederatedHPA']);
+export const VALIDATED_KINDS: ReadonlySet<AdmissionKind> = new Set(['PropagationPolicy', 'ClusterPropagationPolicy', 'OverridePolicy', 'ClusterOverridePolicy', 'ResourceBinding', 'ResourceInterpreterCustomization', 'ClusterTaintPolicy', 'ResourceInterpreterWebhookConfiguration', 'FederatedResourceQuota', 'CronFederatedHPA', 'FederatedHPA', 'MultiClusterService']);
 
 /** The mutating webhook's change for one object; may throw MutationError (Work manifests without a kind). */
 export function mutate(kind: AdmissionKind, req: PolicyAdmission, ctx: RuleContext = {}): Mutated {
@@ -84,6 +90,10 @@ export function mutate(kind: AdmissionKind, req: PolicyAdmission, ctx: RuleConte
       return mutateBinding(req.object, true, opts);
     case 'Work':
       return mutateWork(req.object, opts);
+    case 'FederatedHPA':
+      return mutateFederatedHPA(req.object);
+    case 'MultiClusterService':
+      return mutateMultiClusterService(req.object, { uuid: ctx.uuid });
     default:
       return { object: req.object, warnings: [] };
   }
@@ -116,6 +126,10 @@ export function validate(kind: AdmissionKind, req: PolicyAdmission, ctx: RuleCon
       return validateFederatedResourceQuota(req.object);
     case 'CronFederatedHPA':
       return validateCronFederatedHPA(req.object);
+    case 'FederatedHPA':
+      return validateFederatedHPA(req.object);
+    case 'MultiClusterService':
+      return validateMultiClusterService(req);
     default:
       return [];
   }

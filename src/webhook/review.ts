@@ -42,6 +42,8 @@ export const ROUTES: readonly Route[] = [
   route('mutate', 'ResourceBinding', ['CREATE']),
   route('mutate', 'ClusterResourceBinding', ['CREATE']),
   route('mutate', 'Work'),
+  route('mutate', 'FederatedHPA'),
+  route('mutate', 'MultiClusterService'),
   route('validate', 'PropagationPolicy'),
   route('validate', 'ClusterPropagationPolicy'),
   route('validate', 'OverridePolicy'),
@@ -52,6 +54,8 @@ export const ROUTES: readonly Route[] = [
   route('validate', 'ResourceInterpreterWebhookConfiguration'),
   route('validate', 'FederatedResourceQuota'),
   route('validate', 'CronFederatedHPA'),
+  route('validate', 'FederatedHPA'),
+  route('validate', 'MultiClusterService'),
 ];
 
 const ROUTE_BY_PATH = new Map(ROUTES.map((r) => [r.path, r]));
@@ -231,7 +235,7 @@ function handleDeletionProtection(reviewObj: Obj): ReviewOutcome {
   return denial ? reply.denied(denial) : reply.allowed();
 }
 
-const OLD_OBJECT_KINDS = new Set<AdmissionKind>(['PropagationPolicy', 'ClusterPropagationPolicy', 'ResourceBinding']);
+const OLD_OBJECT_KINDS = new Set<AdmissionKind>(['PropagationPolicy', 'ClusterPropagationPolicy', 'ResourceBinding', 'MultiClusterService']);
 
 async function handleReview(r: Route, reviewObj: Obj, ctx: ReviewContext): Promise<ReviewOutcome> {
   const apiVersion = strOf(reviewObj.apiVersion);

@@ -49,11 +49,11 @@ describe('--feature-gates as Karmada components take them', () => {
     expect(unsupportedGatesWarning(parseFeatureGates('PropagateDeps=true,MultiClusterService=false'), [])).toBeUndefined();
   });
 
-  it('the core takes the five gates it follows and warns about the rest, instead of refusing them', () => {
+  it('the core takes the gates it follows and warns about the rest, instead of refusing them', () => {
     const o = coreGateOptions('AllAlpha=true,AllBeta=true');
-    expect(o).toMatchObject({ policyPreemption: true, statefulFailoverInjection: true, failover: true });
-    expect(o.warning).toMatch(/^feature gates not supported by karmada-lite, ignored: .*MultiClusterService=true/);
-    expect(coreGateOptions('Failover=false')).toEqual({ policyPreemption: false, statefulFailoverInjection: false, federatedQuotaEnforcement: false, resourceQuotaEstimate: false, failover: false });
+    expect(o).toMatchObject({ policyPreemption: true, statefulFailoverInjection: true, failover: true, workloadAffinity: true, multiClusterService: true });
+    expect(o.warning).toMatch(/^feature gates not supported by karmada-lite, ignored: .*ControllerPriorityQueue=true/);
+    expect(coreGateOptions('Failover=false')).toEqual({ policyPreemption: false, statefulFailoverInjection: false, federatedQuotaEnforcement: false, resourceQuotaEstimate: false, workloadAffinity: false, multiClusterService: false, failover: false });
   });
 
   it('the webhook follows MultiplePodTemplatesScheduling and only warns about FederatedQuotaEnforcement', () => {

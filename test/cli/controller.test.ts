@@ -59,8 +59,8 @@ describe('controller flags', () => {
 
 describe('core feature gates', () => {
   it('turn on PropagationPolicyPreemption and StatefulFailoverInjection; both are off by default', () => {
-    expect(coreGateOptions(undefined)).toEqual({ policyPreemption: false, statefulFailoverInjection: false, federatedQuotaEnforcement: false, resourceQuotaEstimate: false });
-    expect(coreGateOptions('StatefulFailoverInjection, PropagationPolicyPreemption=true')).toEqual({ policyPreemption: true, statefulFailoverInjection: true, federatedQuotaEnforcement: false, resourceQuotaEstimate: false });
+    expect(coreGateOptions(undefined)).toEqual({ policyPreemption: false, statefulFailoverInjection: false, federatedQuotaEnforcement: false, resourceQuotaEstimate: false, workloadAffinity: false, multiClusterService: false });
+    expect(coreGateOptions('StatefulFailoverInjection, PropagationPolicyPreemption=true')).toEqual({ policyPreemption: true, statefulFailoverInjection: true, federatedQuotaEnforcement: false, resourceQuotaEstimate: false, workloadAffinity: false, multiClusterService: false });
     expect(() => coreGateOptions('StatefulFailoverInjection=yes')).toThrow('invalid value of StatefulFailoverInjection=yes, err: strconv.ParseBool: parsing "yes": invalid syntax');
   });
 

@@ -134,7 +134,9 @@ describe('karmada-lite crds', () => {
       'clusters.cluster.karmada.io',
       'clustertaintpolicies.policy.karmada.io',
       'cronfederatedhpas.autoscaling.karmada.io',
+      'federatedhpas.autoscaling.karmada.io',
       'federatedresourcequotas.policy.karmada.io',
+      'multiclusterservices.networking.karmada.io',
       'overridepolicies.policy.karmada.io',
       'propagationpolicies.policy.karmada.io',
       'remedies.remedy.karmada.io',
@@ -142,6 +144,8 @@ describe('karmada-lite crds', () => {
       'resourceinterpretercustomizations.config.karmada.io',
       'resourceinterpreterwebhookconfigurations.config.karmada.io',
       'resourceregistries.search.karmada.io',
+      'serviceexports.multicluster.x-k8s.io',
+      'serviceimports.multicluster.x-k8s.io',
       'workloadrebalancers.apps.karmada.io',
       'works.work.karmada.io',
     ]);

@@ -172,7 +172,7 @@ describe('the lean informer copies', () => {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name: 'p', namespace: 'default', uid: 'uid-p', labels: { app: 'a' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: 'rs-uid', controller: true }] },
-      spec: { nodeName: 'n1', containers: [{ resources: { requests: { cpu: '1' } } }] },
+      spec: { nodeName: 'n1', containers: [{ name: 'c', resources: { requests: { cpu: '1' } } }] },
       status: { phase: 'Running', conditions: [{ type: 'PodScheduled', status: 'True', lastTransitionTime: '2024-01-01T00:00:00Z' }] },
     });
   });

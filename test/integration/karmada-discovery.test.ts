@@ -74,9 +74,10 @@ describe('karmada-lite controller: Karmada feature gates, and member APIs discov
   it('starts with AllAlpha and AllBeta and warns about the gates karmada-lite does not follow', () => {
     const warning = ctrl!.logs.find((l) => l.includes('feature gates not supported by karmada-lite, ignored:'));
     expect(warning, ctrl!.logs.join('\n')).toBeDefined();
-    expect(warning).toContain('MultiClusterService=true');
+    expect(warning).toContain('MultiplePodTemplatesScheduling=true');
     expect(warning).toContain('CustomizedClusterResourceModeling=true');
     expect(warning).not.toContain('PropagationPolicyPreemption');
+    expect(warning).not.toContain('MultiClusterService');
   });
 
   it('a CRD installed on member1 later appears in its apiEnablements, and a custom resource waiting on it propagates', async () => {

@@ -234,6 +234,27 @@ describe('per-controller concurrency on the asynchronous path', () => {
     expect(h.reconciled).toEqual(['wide/a', 'wide/b', 'wide/c']);
   });
 
+  it('takes turns between controllers: a controller with a long queue yields after a round of keys, so later stages see the first keys early', async () => {
+    const h = harness(undefined);
+    const keys = Array.from({ length: 100 }, (_, i) => `k${String(i).padStart(3, '0')}`);
+    for (const k of keys) h.runner.enqueue('wide', k);
+    h.runner.enqueue('narrow', 'x');
+    const run = h.runner.runOnce();
+    for (;;) {
+      await h.settle();
+      if (!h.release.length) break;
+      while (h.release.length) h.release.shift()!();
+    }
+    await run;
+    expect(h.reconciled).toHaveLength(101);
+    // narrow's key is taken after one round of wide's keys, not after all hundred.
+    const x = h.reconciled.indexOf('narrow/x');
+    expect(x).toBeGreaterThan(0);
+    expect(x).toBeLessThan(50);
+    // and wide's keys keep their queue order across rounds
+    expect(h.reconciled.filter((r) => r.startsWith('wide/'))).toEqual(keys.map((k) => `wide/${k}`));
+  });
+
   it('rejects a concurrency for an unknown controller or below 1', () => {
     const make = (concurrency: Record<string, number>) => () => harness(concurrency);
     expect(make({ nope: 2 })).toThrow(/concurrency: no controller named nope; known: wide, narrow/);

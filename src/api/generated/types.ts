@@ -287,6 +287,736 @@ export type CronFederatedHPA = {
   };
 };
 /**
+ * Scales a resource template's replicas from metrics aggregated over the member clusters it is propagated to (autoscaling.karmada.io/v1alpha1, Karmada's FederatedHPA): the spec and status of a Kubernetes autoscaling/v2 HorizontalPodAutoscaler.
+ *
+ * This interface was referenced by `KarmadaLiteAPI`'s JSON-Schema
+ * via the `definition` "FederatedHPA".
+ */
+export type FederatedHPA = {
+  /**
+   * The versioned schema of this object, group/version.
+   */
+  apiVersion: string;
+  /**
+   * The REST kind of this object, in CamelCase.
+   */
+  kind: string;
+  metadata: ObjectMeta;
+  /**
+   * What to scale, between which bounds, on which metrics.
+   */
+  spec: {
+    /**
+     * The resource template to scale (its spec.replicas), in the FederatedHPA's namespace.
+     */
+    scaleTargetRef: {
+      /**
+       * API version of the referent.
+       */
+      apiVersion?: string;
+      /**
+       * Kind of the referent, e.g. Deployment.
+       */
+      kind: string;
+      /**
+       * Name of the referent.
+       */
+      name: string;
+    };
+    /**
+     * The lower bound of the replicas; at least 1. Defaults to 1.
+     */
+    minReplicas?: number;
+    /**
+     * The upper bound of the replicas; at least 1 and not below minReplicas.
+     */
+    maxReplicas: number;
+    /**
+     * The metrics the replicas are computed from; the highest proposal wins. Defaults to cpu at 80% average utilization.
+     *
+     * Items: One metric to scale on (autoscaling/v2 MetricSpec).
+     */
+    metrics?: {
+      /**
+       * Resource, ContainerResource, Pods, Object or External.
+       */
+      type: string;
+      /**
+       * A resource metric (cpu, memory) of the pods, as kubelet's summary API reports it (metrics.k8s.io).
+       */
+      resource?: {
+        /**
+         * The resource name, e.g. cpu.
+         */
+        name: string;
+        /**
+         * The target value, average value or average utilization of a metric.
+         */
+        target: {
+          /**
+           * Utilization, Value or AverageValue.
+           */
+          type: string;
+          /**
+           * The target value of the metric (as a quantity).
+           */
+          value?: number | string;
+          /**
+           * The target value of the metric averaged over all relevant pods (as a quantity).
+           */
+          averageValue?: number | string;
+          /**
+           * The target value of the resource metric averaged over all relevant pods, as a percentage of the pods' requests. Only for Resource and ContainerResource metrics.
+           */
+          averageUtilization?: number;
+        };
+      };
+      /**
+       * A resource metric of one container of each pod.
+       */
+      containerResource?: {
+        /**
+         * The resource name.
+         */
+        name: string;
+        /**
+         * The container name.
+         */
+        container: string;
+        /**
+         * The target value, average value or average utilization of a metric.
+         */
+        target: {
+          /**
+           * Utilization, Value or AverageValue.
+           */
+          type: string;
+          /**
+           * The target value of the metric (as a quantity).
+           */
+          value?: number | string;
+          /**
+           * The target value of the metric averaged over all relevant pods (as a quantity).
+           */
+          averageValue?: number | string;
+          /**
+           * The target value of the resource metric averaged over all relevant pods, as a percentage of the pods' requests. Only for Resource and ContainerResource metrics.
+           */
+          averageUtilization?: number;
+        };
+      };
+      /**
+       * A metric of each pod (custom.metrics.k8s.io), averaged.
+       */
+      pods?: {
+        /**
+         * A metric by name and, optionally, a label selector of its series.
+         */
+        metric: {
+          /**
+           * The metric name.
+           */
+          name: string;
+          /**
+           * Narrows the metric down to these series.
+           */
+          selector?: {
+            /**
+             * Labels that must match exactly.
+             */
+            matchLabels?: {
+              [k: string]: string;
+            };
+            /**
+             * Set-based requirements, ANDed.
+             */
+            matchExpressions?: {
+              /**
+               * The label key.
+               */
+              key: string;
+              /**
+               * In, NotIn, Exists or DoesNotExist.
+               */
+              operator: string;
+              /**
+               * The values, for In and NotIn.
+               */
+              values?: string[];
+            }[];
+          };
+        };
+        /**
+         * The target value, average value or average utilization of a metric.
+         */
+        target: {
+          /**
+           * Utilization, Value or AverageValue.
+           */
+          type: string;
+          /**
+           * The target value of the metric (as a quantity).
+           */
+          value?: number | string;
+          /**
+           * The target value of the metric averaged over all relevant pods (as a quantity).
+           */
+          averageValue?: number | string;
+          /**
+           * The target value of the resource metric averaged over all relevant pods, as a percentage of the pods' requests. Only for Resource and ContainerResource metrics.
+           */
+          averageUtilization?: number;
+        };
+      };
+      /**
+       * A metric of one object (custom.metrics.k8s.io).
+       */
+      object?: {
+        /**
+         * The object the metric describes.
+         */
+        describedObject: {
+          /**
+           * API version of the referent.
+           */
+          apiVersion?: string;
+          /**
+           * Kind of the referent, e.g. Deployment.
+           */
+          kind: string;
+          /**
+           * Name of the referent.
+           */
+          name: string;
+        };
+        /**
+         * A metric by name and, optionally, a label selector of its series.
+         */
+        metric: {
+          /**
+           * The metric name.
+           */
+          name: string;
+          /**
+           * Narrows the metric down to these series.
+           */
+          selector?: {
+            /**
+             * Labels that must match exactly.
+             */
+            matchLabels?: {
+              [k: string]: string;
+            };
+            /**
+             * Set-based requirements, ANDed.
+             */
+            matchExpressions?: {
+              /**
+               * The label key.
+               */
+              key: string;
+              /**
+               * In, NotIn, Exists or DoesNotExist.
+               */
+              operator: string;
+              /**
+               * The values, for In and NotIn.
+               */
+              values?: string[];
+            }[];
+          };
+        };
+        /**
+         * The target value, average value or average utilization of a metric.
+         */
+        target: {
+          /**
+           * Utilization, Value or AverageValue.
+           */
+          type: string;
+          /**
+           * The target value of the metric (as a quantity).
+           */
+          value?: number | string;
+          /**
+           * The target value of the metric averaged over all relevant pods (as a quantity).
+           */
+          averageValue?: number | string;
+          /**
+           * The target value of the resource metric averaged over all relevant pods, as a percentage of the pods' requests. Only for Resource and ContainerResource metrics.
+           */
+          averageUtilization?: number;
+        };
+      };
+      /**
+       * A metric from outside the cluster (external.metrics.k8s.io).
+       */
+      external?: {
+        /**
+         * A metric by name and, optionally, a label selector of its series.
+         */
+        metric: {
+          /**
+           * The metric name.
+           */
+          name: string;
+          /**
+           * Narrows the metric down to these series.
+           */
+          selector?: {
+            /**
+             * Labels that must match exactly.
+             */
+            matchLabels?: {
+              [k: string]: string;
+            };
+            /**
+             * Set-based requirements, ANDed.
+             */
+            matchExpressions?: {
+              /**
+               * The label key.
+               */
+              key: string;
+              /**
+               * In, NotIn, Exists or DoesNotExist.
+               */
+              operator: string;
+              /**
+               * The values, for In and NotIn.
+               */
+              values?: string[];
+            }[];
+          };
+        };
+        /**
+         * The target value, average value or average utilization of a metric.
+         */
+        target: {
+          /**
+           * Utilization, Value or AverageValue.
+           */
+          type: string;
+          /**
+           * The target value of the metric (as a quantity).
+           */
+          value?: number | string;
+          /**
+           * The target value of the metric averaged over all relevant pods (as a quantity).
+           */
+          averageValue?: number | string;
+          /**
+           * The target value of the resource metric averaged over all relevant pods, as a percentage of the pods' requests. Only for Resource and ContainerResource metrics.
+           */
+          averageUtilization?: number;
+        };
+      };
+    }[];
+    /**
+     * Scaling behavior up and down (autoscaling/v2 HorizontalPodAutoscalerBehavior); unset, the HPA defaults apply.
+     */
+    behavior?: {
+      /**
+       * How to scale up. Unset fields: no stabilization window, Max of 4 pods or 100% per 15 s.
+       */
+      scaleUp?: {
+        /**
+         * How many seconds of past recommendations are considered while scaling (0..3600).
+         */
+        stabilizationWindowSeconds?: number;
+        /**
+         * Which policy wins: Max (default), Min, or Disabled (no scaling in this direction).
+         */
+        selectPolicy?: string;
+        /**
+         * The scaling policies; at least one.
+         */
+        policies?: {
+          /**
+           * Pods or Percent.
+           */
+          type: string;
+          /**
+           * The change allowed per period (pods, or percent of the replicas at the period's start); greater than 0.
+           */
+          value: number;
+          /**
+           * The window of the policy, 1..1800 seconds.
+           */
+          periodSeconds: number;
+        }[];
+      };
+      /**
+       * How to scale down. Unset fields: a 300 s stabilization window, Max of 100% per 15 s.
+       */
+      scaleDown?: {
+        /**
+         * How many seconds of past recommendations are considered while scaling (0..3600).
+         */
+        stabilizationWindowSeconds?: number;
+        /**
+         * Which policy wins: Max (default), Min, or Disabled (no scaling in this direction).
+         */
+        selectPolicy?: string;
+        /**
+         * The scaling policies; at least one.
+         */
+        policies?: {
+          /**
+           * Pods or Percent.
+           */
+          type: string;
+          /**
+           * The change allowed per period (pods, or percent of the replicas at the period's start); greater than 0.
+           */
+          value: number;
+          /**
+           * The window of the policy, 1..1800 seconds.
+           */
+          periodSeconds: number;
+        }[];
+      };
+    };
+  };
+  /**
+   * The autoscaler as last observed.
+   */
+  status?: {
+    /**
+     * The most recent generation observed.
+     */
+    observedGeneration?: number;
+    /**
+     * When the replicas were last changed.
+     */
+    lastScaleTime?: string;
+    /**
+     * The replicas of the template when last observed.
+     */
+    currentReplicas?: number;
+    /**
+     * The replicas the autoscaler wants.
+     */
+    desiredReplicas?: number;
+    /**
+     * The last read state of each metric.
+     *
+     * Items: The last read state of one metric (autoscaling/v2 MetricStatus).
+     */
+    currentMetrics?: {
+      /**
+       * Resource, ContainerResource, Pods, Object or External.
+       */
+      type: string;
+      /**
+       * A resource metric.
+       */
+      resource?: {
+        /**
+         * The resource name.
+         */
+        name: string;
+        /**
+         * The current value of a metric.
+         */
+        current: {
+          /**
+           * The current value of the metric (as a quantity).
+           */
+          value?: number | string;
+          /**
+           * The current value averaged over all relevant pods (as a quantity).
+           */
+          averageValue?: number | string;
+          /**
+           * The current resource utilization averaged over all relevant pods, as a percentage of the pods' requests.
+           */
+          averageUtilization?: number;
+        };
+      };
+      /**
+       * A container resource metric.
+       */
+      containerResource?: {
+        /**
+         * The resource name.
+         */
+        name: string;
+        /**
+         * The container name.
+         */
+        container: string;
+        /**
+         * The current value of a metric.
+         */
+        current: {
+          /**
+           * The current value of the metric (as a quantity).
+           */
+          value?: number | string;
+          /**
+           * The current value averaged over all relevant pods (as a quantity).
+           */
+          averageValue?: number | string;
+          /**
+           * The current resource utilization averaged over all relevant pods, as a percentage of the pods' requests.
+           */
+          averageUtilization?: number;
+        };
+      };
+      /**
+       * A pods metric.
+       */
+      pods?: {
+        /**
+         * A metric by name and, optionally, a label selector of its series.
+         */
+        metric: {
+          /**
+           * The metric name.
+           */
+          name: string;
+          /**
+           * Narrows the metric down to these series.
+           */
+          selector?: {
+            /**
+             * Labels that must match exactly.
+             */
+            matchLabels?: {
+              [k: string]: string;
+            };
+            /**
+             * Set-based requirements, ANDed.
+             */
+            matchExpressions?: {
+              /**
+               * The label key.
+               */
+              key: string;
+              /**
+               * In, NotIn, Exists or DoesNotExist.
+               */
+              operator: string;
+              /**
+               * The values, for In and NotIn.
+               */
+              values?: string[];
+            }[];
+          };
+        };
+        /**
+         * The current value of a metric.
+         */
+        current: {
+          /**
+           * The current value of the metric (as a quantity).
+           */
+          value?: number | string;
+          /**
+           * The current value averaged over all relevant pods (as a quantity).
+           */
+          averageValue?: number | string;
+          /**
+           * The current resource utilization averaged over all relevant pods, as a percentage of the pods' requests.
+           */
+          averageUtilization?: number;
+        };
+      };
+      /**
+       * An object metric.
+       */
+      object?: {
+        /**
+         * The object the metric describes.
+         */
+        describedObject?: {
+          /**
+           * API version of the referent.
+           */
+          apiVersion?: string;
+          /**
+           * Kind of the referent, e.g. Deployment.
+           */
+          kind: string;
+          /**
+           * Name of the referent.
+           */
+          name: string;
+        };
+        /**
+         * A metric by name and, optionally, a label selector of its series.
+         */
+        metric: {
+          /**
+           * The metric name.
+           */
+          name: string;
+          /**
+           * Narrows the metric down to these series.
+           */
+          selector?: {
+            /**
+             * Labels that must match exactly.
+             */
+            matchLabels?: {
+              [k: string]: string;
+            };
+            /**
+             * Set-based requirements, ANDed.
+             */
+            matchExpressions?: {
+              /**
+               * The label key.
+               */
+              key: string;
+              /**
+               * In, NotIn, Exists or DoesNotExist.
+               */
+              operator: string;
+              /**
+               * The values, for In and NotIn.
+               */
+              values?: string[];
+            }[];
+          };
+        };
+        /**
+         * The current value of a metric.
+         */
+        current: {
+          /**
+           * The current value of the metric (as a quantity).
+           */
+          value?: number | string;
+          /**
+           * The current value averaged over all relevant pods (as a quantity).
+           */
+          averageValue?: number | string;
+          /**
+           * The current resource utilization averaged over all relevant pods, as a percentage of the pods' requests.
+           */
+          averageUtilization?: number;
+        };
+      };
+      /**
+       * An external metric.
+       */
+      external?: {
+        /**
+         * A metric by name and, optionally, a label selector of its series.
+         */
+        metric: {
+          /**
+           * The metric name.
+           */
+          name: string;
+          /**
+           * Narrows the metric down to these series.
+           */
+          selector?: {
+            /**
+             * Labels that must match exactly.
+             */
+            matchLabels?: {
+              [k: string]: string;
+            };
+            /**
+             * Set-based requirements, ANDed.
+             */
+            matchExpressions?: {
+              /**
+               * The label key.
+               */
+              key: string;
+              /**
+               * In, NotIn, Exists or DoesNotExist.
+               */
+              operator: string;
+              /**
+               * The values, for In and NotIn.
+               */
+              values?: string[];
+            }[];
+          };
+        };
+        /**
+         * The current value of a metric.
+         */
+        current: {
+          /**
+           * The current value of the metric (as a quantity).
+           */
+          value?: number | string;
+          /**
+           * The current value averaged over all relevant pods (as a quantity).
+           */
+          averageValue?: number | string;
+          /**
+           * The current resource utilization averaged over all relevant pods, as a percentage of the pods' requests.
+           */
+          averageUtilization?: number;
+        };
+      };
+    }[];
+    /**
+     * karmada-lite: the autoscaler's recent unstabilized recommendations, each with when it was first made and when a different one replaced it (Karmada keeps them in the controller's memory).
+     */
+    recommendations?: {
+      /**
+       * The recommended replicas.
+       */
+      replicas: number;
+      /**
+       * When this recommendation was first made.
+       */
+      since: string;
+      /**
+       * When a different recommendation replaced it; unset for the latest.
+       */
+      until?: string;
+    }[];
+    /**
+     * karmada-lite: the recent rescales within the behavior's longest policy period, for its rate limits (Karmada keeps them in memory).
+     */
+    scaleEvents?: {
+      /**
+       * Replicas added (positive) or removed (negative).
+       */
+      change: number;
+      /**
+       * When.
+       */
+      time: string;
+    }[];
+    /**
+     * AbleToScale, ScalingActive and ScalingLimited.
+     */
+    conditions?: {
+      /**
+       * AbleToScale, ScalingActive or ScalingLimited.
+       */
+      type: string;
+      /**
+       * True, False or Unknown.
+       */
+      status: string;
+      /**
+       * When the condition last changed status.
+       */
+      lastTransitionTime?: string;
+      /**
+       * Why, as one CamelCase word.
+       */
+      reason?: string;
+      /**
+       * Why, for a human.
+       */
+      message?: string;
+    }[];
+  };
+};
+/**
  * A member cluster that receives Works. In karmada-lite it is a custom resource, since there is no aggregated API server.
  *
  * This interface was referenced by `KarmadaLiteAPI`'s JSON-Schema
@@ -1601,6 +2331,235 @@ export interface RolloutStatus {
 export interface ResourceList {
   [k: string]: number | string;
 }
+/**
+ * Declares that the Service of the same name in this namespace is exported to the ClusterSet (multicluster.x-k8s.io/v1alpha1, the MCS API Karmada ships).
+ *
+ * This interface was referenced by `KarmadaLiteAPI`'s JSON-Schema
+ * via the `definition` "ServiceExport".
+ */
+export type ServiceExport = {
+  /**
+   * The versioned schema of this object, group/version.
+   */
+  apiVersion: string;
+  /**
+   * The REST kind of this object, in CamelCase.
+   */
+  kind: string;
+  metadata: ObjectMeta;
+  /**
+   * The export's state.
+   */
+  status?: {
+    /**
+     * Latest observations (metav1.Condition).
+     */
+    conditions?: {
+      /**
+       * Condition type.
+       */
+      type: string;
+      /**
+       * True, False or Unknown.
+       */
+      status: 'True' | 'False' | 'Unknown';
+      /**
+       * The generation the condition was set for.
+       */
+      observedGeneration?: number;
+      /**
+       * When the status last changed.
+       */
+      lastTransitionTime: string;
+      /**
+       * Machine-readable reason.
+       */
+      reason: string;
+      /**
+       * Human-readable message.
+       */
+      message: string;
+    }[];
+  };
+};
+/**
+ * A service imported from the clusters exporting it (multicluster.x-k8s.io/v1alpha1, the MCS API Karmada ships).
+ *
+ * This interface was referenced by `KarmadaLiteAPI`'s JSON-Schema
+ * via the `definition` "ServiceImport".
+ */
+export type ServiceImport = {
+  /**
+   * The versioned schema of this object, group/version.
+   */
+  apiVersion: string;
+  /**
+   * The REST kind of this object, in CamelCase.
+   */
+  kind: string;
+  metadata: ObjectMeta;
+  /**
+   * The imported service: its ports and type; importing clusters get a derived-<name> Service.
+   */
+  spec: {
+    ports: {
+      name?: string;
+      /**
+       * TCP, UDP or SCTP; TCP unset.
+       */
+      protocol?: string;
+      appProtocol?: string;
+      port: number;
+    }[];
+    /**
+     * The VIPs (ClusterSetIP); at most one.
+     *
+     * @maxItems 1
+     */
+    ips?: [] | [string];
+    /**
+     * ClusterSetIP or Headless.
+     */
+    type: 'ClusterSetIP' | 'Headless';
+    /**
+     * ClientIP or None.
+     */
+    sessionAffinity?: string;
+    sessionAffinityConfig?: {
+      clientIP?: {
+        timeoutSeconds?: number;
+      };
+    };
+  };
+  status?: {
+    /**
+     * The clusters exporting the service.
+     */
+    clusters?: {
+      cluster: string;
+    }[];
+  };
+};
+/**
+ * A Service exposed across member clusters (networking.karmada.io/v1alpha1, Karmada's MultiClusterService); its name is the Service's name.
+ *
+ * This interface was referenced by `KarmadaLiteAPI`'s JSON-Schema
+ * via the `definition` "MultiClusterService".
+ */
+export type MultiClusterService = {
+  /**
+   * The versioned schema of this object, group/version.
+   */
+  apiVersion: string;
+  /**
+   * The REST kind of this object, in CamelCase.
+   */
+  kind: string;
+  metadata: ObjectMeta;
+  /**
+   * How the Service of the same name is exposed across clusters.
+   */
+  spec: {
+    /**
+     * The exposure types: CrossCluster (the Service and its EndpointSlices of the provider clusters reach the consumer clusters) or LoadBalancer (not implemented by karmada-lite); one type only, immutable.
+     */
+    types: ('CrossCluster' | 'LoadBalancer')[];
+    /**
+     * The ports exposed (used by LoadBalancer).
+     */
+    ports?: {
+      /**
+       * A DNS-1123 label, unique among the ports.
+       */
+      name?: string;
+      /**
+       * The port number, 1-65535.
+       */
+      port: number;
+    }[];
+    /**
+     * Deprecated (Karmada): clusters the service is exposed to.
+     */
+    range?: {
+      clusterNames?: string[];
+    };
+    /**
+     * Deprecated (Karmada): use providerClusters.
+     */
+    serviceProvisionClusters?: string[];
+    /**
+     * Deprecated (Karmada): use consumerClusters.
+     */
+    serviceConsumptionClusters?: string[];
+    /**
+     * The clusters whose Service backends (EndpointSlices) are collected; empty means every cluster.
+     */
+    providerClusters?: {
+      /**
+       * The member cluster's name.
+       */
+      name: string;
+    }[];
+    /**
+     * The clusters the Service and the providers' EndpointSlices are dispatched to; empty means every cluster.
+     */
+    consumerClusters?: {
+      /**
+       * The member cluster's name.
+       */
+      name: string;
+    }[];
+  };
+  /**
+   * corev1.ServiceStatus: ServiceApplied and EndpointSliceDispatched conditions.
+   */
+  status?: {
+    /**
+     * The load balancer's ingress points (corev1.LoadBalancerStatus).
+     */
+    loadBalancer?: {
+      ingress?: {
+        ip?: string;
+        hostname?: string;
+        ipMode?: string;
+        ports?: {
+          port: number;
+          protocol: string;
+          error?: string;
+        }[];
+      }[];
+    };
+    /**
+     * Latest observations (metav1.Condition).
+     */
+    conditions?: {
+      /**
+       * Condition type.
+       */
+      type: string;
+      /**
+       * True, False or Unknown.
+       */
+      status: 'True' | 'False' | 'Unknown';
+      /**
+       * The generation the condition was set for.
+       */
+      observedGeneration?: number;
+      /**
+       * When the status last changed.
+       */
+      lastTransitionTime: string;
+      /**
+       * Machine-readable reason.
+       */
+      reason: string;
+      /**
+       * Human-readable message.
+       */
+      message: string;
+    }[];
+  };
+};
 /**
  * Cluster-scoped OverridePolicy: its rules may apply to templates in every namespace and to cluster-scoped templates.
  *

@@ -2,9 +2,13 @@
 import type { ValidateFunction } from 'ajv';
 export declare const validate_apps_v1alpha1_WorkloadRebalancer: ValidateFunction;
 export declare const validate_autoscaling_v1alpha1_CronFederatedHPA: ValidateFunction;
+export declare const validate_autoscaling_v1alpha1_FederatedHPA: ValidateFunction;
 export declare const validate_cluster_v1alpha1_Cluster: ValidateFunction;
 export declare const validate_config_v1alpha1_ResourceInterpreterCustomization: ValidateFunction;
 export declare const validate_config_v1alpha1_ResourceInterpreterWebhookConfiguration: ValidateFunction;
+export declare const validate_multicluster_v1alpha1_ServiceExport: ValidateFunction;
+export declare const validate_multicluster_v1alpha1_ServiceImport: ValidateFunction;
+export declare const validate_networking_v1alpha1_MultiClusterService: ValidateFunction;
 export declare const validate_policy_v1alpha1_ClusterOverridePolicy: ValidateFunction;
 export declare const validate_policy_v1alpha1_ClusterPropagationPolicy: ValidateFunction;
 export declare const validate_policy_v1alpha1_ClusterTaintPolicy: ValidateFunction;
