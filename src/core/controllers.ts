@@ -5,7 +5,6 @@
  */
 import {
   AppliedPlacementAnnotation,
-  BindingScheduled,
   ClusterConditionReady,
   ClusterResourceBindingAnnotation,
   generateExecutionSpaceName,
@@ -188,11 +187,6 @@ function allBindings(reader: ObjectReader): string[] {
   return [...reader.list(RB), ...reader.list(CRB)].map(key);
 }
 
-/** Bindings whose current generation the scheduler has not placed: not acted on yet, or Scheduled not True. */
-function unscheduledBindings(reader: ObjectReader): string[] {
-  const pending = (b: Binding) => b.status?.schedulerObservedGeneration !== b.metadata.generation || b.status?.conditions?.find((x) => x.type === BindingScheduled)?.status !== 'True';
-  return [...reader.list(RB), ...reader.list(CRB)].filter(pending).map(key);
-}
 
 /** The bindings whose owner reference names this template (a namespaced template's are in its namespace). */
 function bindingsOwnedBy(template: KObject, reader: ObjectReader): Binding[] {
@@ -287,12 +281,7 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
           return [...own, ...workloadGroupPeerKeys(c.object, reader).map(key)];
         }
         if (isChangeOf(c, CLUSTER)) {
-          const old = c.type === 'MODIFIED' ? c.old : undefined;
-          if (old && deepEqual(old.spec, c.object.spec) && deepEqual(old.metadata.labels, c.object.metadata.labels) && !!old.metadata.deletionTimestamp === !!c.object.metadata.deletionTimestamp) {
-            // Only the status moved (readiness, APIs, the resource summary at every probe while Pods come and go):
-            // as in Karmada, it does not move a scheduled binding, so only the ones not scheduled yet try again.
-            return deepEqual(old.status, c.object.status) ? [] : unscheduledBindings(reader);
-          }
+          if (c.type === 'MODIFIED' && c.old && deepEqual(c.old.spec, c.object.spec) && deepEqual(c.old.metadata.labels, c.object.metadata.labels) && deepEqual(c.old.status, c.object.status) && !!c.old.metadata.deletionTimestamp === !!c.object.metadata.deletionTimestamp) return [];
           return allBindings(reader);
         }
         return [];

@@ -2,15 +2,17 @@
  * Karmada's FederatedHPA controller (pkg/controllers/federatedhpa, borrowed from Kubernetes' HPA controller),
  * pure. From the FederatedHPA, its target template, the template's ResourceBinding (which Ready clusters
  * hold it), the member Pods its selector picks (`ctx.capacity`, the lean Pod informers) and the members'
- * PodMetrics (`ctx.metrics`, metrics.k8s.io read by the shell), and the clock: the template's new
+ * PodMetrics and custom metrics (`ctx.metrics`, metrics.k8s.io and custom.metrics.k8s.io read by the shell),
+ * and the clock: the template's new
  * spec.replicas and the FederatedHPA's status (currentReplicas, desiredReplicas, currentMetrics,
  * lastScaleTime, the AbleToScale / ScalingActive / ScalingLimited conditions), with Karmada's events.
  *
  * The replica calculator runs over all members' Pods together: utilization is the sum of the ready Pods'
  * usage over the sum of their requests, a change within the 0.1 tolerance is none, Pods without metrics or
  * not ready count as Kubernetes counts them. Resource metrics (cpu, memory; Utilization and AverageValue) are
- * served, for whole Pods or one container (ContainerResource); Pods, Object and External metrics (custom and
- * external metrics APIs) report ScalingActive False.
+ * served, for whole Pods or one container (ContainerResource); Pods and Object metrics from the members'
+ * custom metrics APIs, gathered as karmada-metrics-adapter gathers them; External metrics get the adapter's
+ * answer (not implemented).
  *
  * Karmada keeps each autoscaler's recent recommendations and scale events in the controller's memory. Here
  * they are in the status (`status.recommendations`, `status.scaleEvents`, karmada-lite fields), so the
@@ -67,7 +69,23 @@ export type PodMetricsRead = { items: readonly PodMetricsSample[] } | { error: s
  */
 export interface MemberMetrics {
   podMetrics(cluster: string, namespace: string, labelSelector: string): PodMetricsRead | undefined;
+  /**
+   * A member's answer to `GET /apis/custom.metrics.k8s.io/v1beta2/<path>`: `namespaces/<ns>/pods/<name>/<metric>`
+   * with the name `*` and a `labelSelector` for a Pods metric, `namespaces/<ns>/<resource>/<name>/<metric>` for an object's;
+   * `metricLabelSelector` when the metric has a selector.
+   */
+  customMetrics(cluster: string, path: string, query: Readonly<Record<string, string>>): CustomMetricsRead | undefined;
 }
+
+/** One item of a custom.metrics.k8s.io/v1beta2 MetricValueList: the name of the object it describes, its value. */
+export interface CustomMetricSample {
+  object: string;
+  value: string | number;
+  timestamp?: string;
+  windowSeconds?: number;
+}
+
+export type CustomMetricsRead = { items: readonly CustomMetricSample[] } | { error: string };
 
 // ---------------------------------------------------------------------------------------------
 // Types
@@ -95,7 +113,7 @@ interface PodMetric {
 }
 
 /** A metric's proposal, or why it has none. */
-type Proposal = { replicas: number; name: string; status: MetricStatus } | { error: string; reason: string };
+type Proposal = { replicas: number; name: string; status: MetricStatus } | { error: string; reason: string } | { pending: true };
 
 // ---------------------------------------------------------------------------------------------
 // Small helpers
@@ -320,6 +338,10 @@ interface CalcInput {
   calibration: number;
   now: number;
   namespace: string;
+  /** The Ready members the custom metrics are asked of, the template's selector, and the port. */
+  clusters: readonly string[];
+  labelSelector: string;
+  metrics: MemberMetrics | undefined;
 }
 
 /** A Resource or ContainerResource metric's proposal (computeStatusForResourceMetricGeneric). */
@@ -341,15 +363,8 @@ function resourceProposal(spec: NonNullable<MetricSpec['resource']> & { containe
   if (averageValue !== undefined) {
     // GetRawResourceReplicas: a plain average of the usage against the target value.
     if (metrics.size === 0) return fail('did not receive metrics for any ready pods');
-    const usageRatio = (m: Map<string, PodMetric>) => {
-      let t = 0;
-      for (const x of m.values()) t += x.value;
-      const usage = Math.trunc(t / m.size);
-      return { ratio: usage / averageValue, usage };
-    };
-    const first = usageRatio(metrics);
-    const replicas = adjustedReplicas(input.current, first.ratio, g, metrics, input.calibration, () => averageValue, () => usageRatio(metrics).ratio);
-    return { replicas, name: `${resource} resource`, status: statusOf({ averageValue: milliQuantity(first.usage) }) };
+    const plain = plainReplicas(metrics, g, averageValue, input);
+    return { replicas: plain.replicas, name: `${resource} resource`, status: statusOf({ averageValue: milliQuantity(plain.usage) }) };
   }
   const target = spec.target.averageUtilization;
   if (target === undefined) return fail('invalid resource metric source: neither an average utilization target nor an average value target was set');
@@ -378,17 +393,139 @@ function resourceProposal(spec: NonNullable<MetricSpec['resource']> & { containe
   };
 }
 
-const UNSERVED: Record<string, { reason: string; what: string }> = {
-  Pods: { reason: 'FailedGetPodsMetric', what: 'pods metric' },
-  Object: { reason: 'FailedGetObjectMetric', what: 'object metric' },
-  External: { reason: 'FailedGetExternalMetric', what: 'external metric' },
-};
+/** calcPlainMetricReplicas after the Pods are grouped: the average against the target, missing and unready Pods as Kubernetes counts them. */
+function plainReplicas(metrics: Map<string, PodMetric>, g: Grouped, target: number, input: CalcInput): { replicas: number; usage: number } {
+  const usageRatio = (m: Map<string, PodMetric>) => {
+    let t = 0;
+    for (const x of m.values()) t += x.value;
+    const usage = Math.trunc(t / m.size);
+    return { ratio: usage / target, usage };
+  };
+  const first = usageRatio(metrics);
+  return { replicas: adjustedReplicas(input.current, first.ratio, g, metrics, input.calibration, () => target, () => usageRatio(metrics).ratio), usage: first.usage };
+}
+
+/** metrics-server's window, which the HPA assumes for a custom metric that names none. */
+const DEFAULT_METRIC_WINDOW_MS = 60_000;
+
+/**
+ * Every Ready member's answer for one custom metric, as karmada-metrics-adapter gathers them: a member that
+ * fails is left out, as the adapter only logs it; none answering is the error. undefined: still being fetched.
+ */
+function customReads(input: CalcInput, path: string, query: Record<string, string>): Array<{ cluster: string; items: readonly CustomMetricSample[] }> | string | undefined {
+  if (!input.metrics) return "no custom.metrics.k8s.io to read here: `karmada-lite controller` reads the members' metrics";
+  const out: Array<{ cluster: string; items: readonly CustomMetricSample[] }> = [];
+  const errors: string[] = [];
+  let pending = false;
+  for (const cluster of input.clusters) {
+    const read = input.metrics.customMetrics(cluster, path, query);
+    if (read === undefined) pending = true;
+    else if ('error' in read) errors.push(read.error);
+    else out.push({ cluster, items: read.items });
+  }
+  if (pending) return undefined;
+  if (out.length === 0) return `unable to fetch metrics from custom metrics API: ${errors[0] ?? 'no member is ready'}`;
+  return out;
+}
+
+/** The selector of a metric as the custom metrics API takes it (`metricLabelSelector`), none when unset. */
+function metricQuery(selector: unknown): Record<string, string> {
+  return isLabelSelector(selector) ? { metricLabelSelector: selectorString(selector) } : {};
+}
+
+/** A Pods metric (computeStatusForPodsMetric, GetMetricReplicas): each Pod's value from custom.metrics.k8s.io against the target average. */
+function podsProposal(spec: NonNullable<MetricSpec['pods']>, input: CalcInput): Proposal {
+  const name = spec.metric.name;
+  const fail = (msg: string): Proposal => ({ error: `failed to get pods metric value: unable to get metric ${name}: ${msg}`, reason: 'FailedGetPodsMetric' });
+  const target = milli(spec.target.averageValue);
+  if (target === undefined) return fail('invalid pods metric source: an average value target must be set');
+  const reads = customReads(input, `namespaces/${input.namespace}/pods/*/${name}`, { labelSelector: input.labelSelector, ...metricQuery(spec.metric.selector) });
+  if (reads === undefined) return { pending: true };
+  if (typeof reads === 'string') return fail(reads);
+  const metrics = new Map<string, PodMetric>();
+  for (const { cluster, items } of reads) {
+    for (const it of items) {
+      const v = milli(it.value);
+      if (v !== undefined) metrics.set(`${cluster}/${it.object}`, { value: v, timestamp: Date.parse(it.timestamp ?? '') || 0, windowMs: it.windowSeconds !== undefined ? it.windowSeconds * 1000 : DEFAULT_METRIC_WINDOW_MS });
+    }
+  }
+  if (metrics.size === 0) return fail('no metrics returned from custom metrics API');
+  if (input.pods.length === 0) return fail('no pods returned by selector while calculating replica count');
+  const g = groupPods(input.pods, metrics, '', input.now);
+  for (const k of [...g.ignored, ...g.unready]) metrics.delete(k);
+  if (metrics.size === 0) return fail('did not receive metrics for targeted pods (pods might be unready)');
+  const plain = plainReplicas(metrics, g, target, input);
+  return {
+    replicas: plain.replicas,
+    name: `pods metric ${name}`,
+    status: { type: 'Pods', pods: { metric: { name, ...(spec.metric.selector ? { selector: spec.metric.selector } : {}) }, current: { averageValue: milliQuantity(plain.usage) } } },
+  };
+}
+
+/** getReadyPodsCount: Running and Ready. */
+function readyPodCount(pods: readonly MemberPod[]): number {
+  return pods.filter(({ pod }) => pod.status?.phase === 'Running' && findCondition(pod.status?.conditions, 'Ready')?.status === 'True').length;
+}
+
+/**
+ * An Object metric (computeStatusForObjectMetric): the described object's value summed over the members, as
+ * karmada-metrics-adapter sums one object's metric across clusters; against a Value target by the ready Pods, or
+ * against an AverageValue target per replica (GetObjectPerPodMetricReplicas, whose calibration Karmada applies
+ * twice when the count changes: kept, as the contract is Karmada's behaviour).
+ */
+function objectProposal(spec: NonNullable<MetricSpec['object']>, input: CalcInput): Proposal {
+  const name = spec.metric.name;
+  const obj = spec.describedObject;
+  const fail = (msg: string): Proposal => ({ error: `failed to get object metric value: unable to get metric ${name}: ${obj.kind} on ${input.namespace} ${obj.name}/${msg}`, reason: 'FailedGetObjectMetric' });
+  const apiVersion = obj.apiVersion ?? 'v1';
+  const group = groupOf(apiVersion);
+  const namespaceObject = obj.kind === 'Namespace' && group === '';
+  const resource = `${findBuiltinKind(apiVersion, obj.kind)?.plural ?? `${obj.kind.toLowerCase()}s`}${group ? `.${group}` : ''}`;
+  // A Namespace's own metrics are root-scoped, at the HPA's namespace: the reference cannot leave it.
+  const path = namespaceObject ? `namespaces/${input.namespace}/metrics/${name}` : `namespaces/${input.namespace}/${resource}/${obj.name}/${name}`;
+  const reads = customReads(input, path, metricQuery(spec.metric.selector));
+  if (reads === undefined) return { pending: true };
+  if (typeof reads === 'string') return fail(reads);
+  let usage = 0;
+  let found = false;
+  for (const { items } of reads) {
+    const v = milli(items[0]?.value);
+    if (v === undefined) continue;
+    usage += v;
+    found = true;
+  }
+  if (!found) return fail('unable to fetch metrics from custom metrics API: the server could not find the metric');
+  const metric = { name, ...(spec.metric.selector ? { selector: spec.metric.selector } : {}) };
+  const value = milli(spec.target.value);
+  if (value !== undefined) {
+    const ratio = usage / value;
+    let replicas: number;
+    if (input.current === 0) replicas = Math.ceil(ratio);
+    else if (Math.abs(1 - ratio) <= TOLERANCE) replicas = input.current;
+    else {
+      if (input.pods.length === 0) return fail('no pods returned by selector while calculating replica count');
+      replicas = Math.ceil((ratio * readyPodCount(input.pods)) / input.calibration);
+    }
+    return { replicas, name: `${obj.kind} metric ${name}`, status: { type: 'Object', object: { describedObject: obj, metric, current: { value: milliQuantity(usage) } } } };
+  }
+  const average = milli(spec.target.averageValue);
+  if (average === undefined) return fail('invalid object metric source: neither a value target nor an average value target was set');
+  let replicas = input.current;
+  if (Math.abs(1 - usage / (average * replicas)) > TOLERANCE) replicas = Math.ceil(usage / average / input.calibration);
+  return {
+    replicas: Math.ceil(replicas / input.calibration),
+    name: `external metric ${name}(${spec.metric.selector ? JSON.stringify(spec.metric.selector) : '<nil>'})`,
+    status: { type: 'Object', object: { describedObject: obj, metric, current: { averageValue: milliQuantity(Math.ceil(usage / input.current)) } } },
+  };
+}
 
 function proposal(spec: MetricSpec, input: CalcInput): Proposal {
   if (spec.type === 'Resource' && spec.resource) return resourceProposal(spec.resource, input);
   if (spec.type === 'ContainerResource' && spec.containerResource) return resourceProposal(spec.containerResource, input);
-  const unserved = UNSERVED[spec.type];
-  if (unserved) return { error: `failed to get ${unserved.what} value: karmada-lite reads resource metrics (metrics.k8s.io) only; use a Resource metric`, reason: unserved.reason };
+  if (spec.type === 'Pods' && spec.pods) return podsProposal(spec.pods, input);
+  if (spec.type === 'Object' && spec.object) return objectProposal(spec.object, input);
+  // karmada-metrics-adapter serves no external metrics ("still not implement it"): the same answer here.
+  if (spec.type === 'External') return { error: `failed to get external metric value: unable to get external metric ${input.namespace}/${spec.external?.metric.name ?? ''}: karmada-metrics-adapter still not implement it`, reason: 'FailedGetExternalMetric' };
   return { error: `unknown metric source type "${spec.type}"`, reason: 'InvalidMetricSourceType' };
 }
 
@@ -548,14 +685,17 @@ export function reconcileFederatedHPA(ctx: ReconcileContext, key: string): Recon
     event('Warning', 'FailedComputeMetricsReplicas', message);
     return { writes: statusWrite({ ...old, currentReplicas, conditions: conds.list }), events, ...requeue };
   } else {
-    const input: CalcInput = { current: currentReplicas, pods, reads, calibration: memberReplicas / currentReplicas, now: t, namespace: ns };
+    const input: CalcInput = { current: currentReplicas, pods, reads, calibration: memberReplicas / currentReplicas, now: t, namespace: ns, clusters: ready.map((c) => c.name), labelSelector, metrics: ctx.metrics };
     const metrics = spec.metrics?.length ? spec.metrics : [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }];
     let proposed = 0;
     let metricName = '';
     let invalid = 0;
     let firstError: { error: string; reason: string } | undefined;
-    for (const m of metrics) {
-      const p = proposal(m, input);
+    const proposals = metrics.map((m) => proposal(m, input));
+    // A custom metric still being fetched: nothing is decided on part of the metrics.
+    if (proposals.some((p) => 'pending' in p)) return { writes: [], events: [], requeueAfterSeconds: METRICS_PENDING_RETRY_SECONDS };
+    for (const p of proposals) {
+      if ('pending' in p) continue;
       if ('error' in p) {
         event('Warning', p.reason, p.error);
         firstError ??= p;

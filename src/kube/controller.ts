@@ -176,6 +176,7 @@ export class Controller {
       clientLimits: this.opts.clientLimits,
       onClusterReadiness: (r) => this.metrics.setClusterReadiness(r),
       onClusterSynced: (cluster, seconds) => this.metrics.observeClusterSync(cluster, seconds),
+      onEventDropped: (reason) => this.metrics.eventsDropped.inc({ reason }),
       skippedPropagatingNamespaces: this.core.skippedPropagatingNamespaces,
     });
     this.store = store;

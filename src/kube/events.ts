@@ -72,6 +72,8 @@ export interface EventRecorderOptions {
    */
   maxPending?: number;
   onError?: (reason: string, err: Error) => void;
+  /** An occurrence not written because maxPending writes wait already (karmada_lite_events_dropped_total). */
+  onDropped?: (reason: string) => void;
 }
 
 /** Lost races on one write before it is given up (Events are best effort). */
@@ -133,6 +135,7 @@ export class EventRecorder {
       // Best effort, as every Event: this occurrence is not written; a later repeat writes its own.
       s.written = s.count;
       this.opts.onError?.(ev.reason, new Error(`${this.pending.size} Event writes are waiting already; this one was dropped`));
+      this.opts.onDropped?.(ev.reason);
       return;
     }
     this.track(this.flush(key, ev, s));

@@ -226,6 +226,8 @@ export interface KubeStoreOptions {
   onClusterReadiness?: (ready: Record<string, boolean>) => void;
   /** Told how long each member's status sync (probe and Cluster write) took: cluster_sync_status_duration_seconds. */
   onClusterSynced?: (cluster: string, seconds: number) => void;
+  /** An Event occurrence the recorder dropped: too many Event writes waited already (events.ts maxPending). */
+  onEventDropped?: (reason: string) => void;
   /** How long start() and a member connection wait for caches to fill before going on without them (default 10 s). */
   warmUpTimeoutMs?: number;
   /** `--skipped-propagating-namespaces`: a namespace created on a member for an object gets Karmada's labels unless skipped. */
@@ -366,6 +368,7 @@ export class KubeStore implements ObjectReader, AsyncWriter {
       component: opts.component ?? 'karmada-lite-controller',
       request: eventRequestFor(rest),
       onError: (reason, err) => this.log.debug('cannot record event', { reason, err: err.message }),
+      ...(opts.onEventDropped ? { onDropped: opts.onEventDropped } : {}),
     });
   }
 

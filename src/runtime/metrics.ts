@@ -56,6 +56,7 @@ export class Metrics {
   });
   readonly rateLimiterSeconds = new Histogram({ name: 'rest_client_rate_limiter_duration_seconds', help: "Client side rate limiter latency in seconds (requests that found the client's token bucket empty), by host.", labelNames: ['host'] as const, buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60], registers: [this.registry] });
   readonly rateLimiterWaiting = new Gauge({ name: 'karmada_lite_rest_client_rate_limiter_waiting', help: "Requests waiting now for their client's token bucket (--kube-api-qps, --cluster-api-qps), by host.", labelNames: ['host'] as const, registers: [this.registry] });
+  readonly eventsDropped = new Counter({ name: 'karmada_lite_events_dropped_total', help: 'Event occurrences not written because 4,096 Event writes were waiting already (client-go drops past 1,000 queued), by reason.', labelNames: ['reason'] as const, registers: [this.registry] });
   readonly restRequests = new Counter({ name: 'rest_client_requests_total', help: 'Number of HTTP requests, partitioned by status code, method, and host.', labelNames: ['code', 'method', 'host'] as const, registers: [this.registry] });
 
   // Karmada's cluster status metrics (pkg/metrics/cluster.go), from each Cluster's status.

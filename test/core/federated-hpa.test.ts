@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { coreControllers } from '../../src/core/controllers.js';
 import { reconcileCronFederatedHPA } from '../../src/core/cron-federated-hpa.js';
-import { FHPA_CONTROLLER, reconcileFederatedHPA, selectorString, type PodMetricsRead } from '../../src/core/federated-hpa.js';
+import { FHPA_CONTROLLER, reconcileFederatedHPA, selectorString, type CustomMetricsRead, type PodMetricsRead } from '../../src/core/federated-hpa.js';
 import { CRON_FHPA, FHPA } from '../../src/core/kinds.js';
 import { refKey, type KObject } from '../../src/core/object.js';
 import { withCoreDefaults, type ReconcileContext, type ReconcileResult } from '../../src/core/ports.js';
@@ -43,6 +43,8 @@ interface World {
   objects: KObject[];
   pods: Record<string, KObject[]>;
   metrics: Record<string, PodMetricsRead | undefined>;
+  /** custom.metrics.k8s.io answers by cluster, path and query. */
+  custom?: (cluster: string, path: string, query: Readonly<Record<string, string>>) => CustomMetricsRead | undefined;
 }
 function run(now: string, w: World, key = KEY): ReconcileResult {
   const store = new EmbeddedStore();
@@ -54,7 +56,10 @@ function run(now: string, w: World, key = KEY): ReconcileResult {
     schedule: (() => ({})) as never,
     options: withCoreDefaults({ skippedPropagatingNamespaces: [] }),
     capacity: { nodeCapacity: () => undefined, pods: (c) => w.pods[c], resourceQuotas: () => undefined },
-    metrics: { podMetrics: (c, ns, sel) => (ns === NS && sel === 'app=web' ? w.metrics[c] : { error: `unexpected ${ns} ${sel}` }) },
+    metrics: {
+      podMetrics: (c, ns, sel) => (ns === NS && sel === 'app=web' ? w.metrics[c] : { error: `unexpected ${ns} ${sel}` }),
+      customMetrics: (c, p, q) => (w.custom ? w.custom(c, p, q) : { error: 'the server could not find the requested resource' }),
+    },
   };
   return (key === KEY ? reconcileFederatedHPA : reconcileCronFederatedHPA)(ctx, key);
 }
@@ -182,9 +187,50 @@ describe('FederatedHPA: the replica calculator over all members', () => {
     expect(cond(missing, 'ScalingActive').message).toContain('container app not present in metrics for pod shop/c');
   });
 
-  it('custom metrics are not read: ScalingActive False, saying so', () => {
-    const r = run('2024-01-01T00:00:05Z', fleet(['1m', '1m', '1m', '1m'], fhpa({ metrics: [{ type: 'Pods', pods: { metric: { name: 'qps' }, target: { type: 'AverageValue', averageValue: '10' } } }] })));
+  it('a Pods metric averages each member Pod\'s custom.metrics.k8s.io value against the target', () => {
+    const asked: string[] = [];
+    const custom = (c: string, p: string, q: Readonly<Record<string, string>>): CustomMetricsRead => {
+      asked.push(`${c} ${p} ${JSON.stringify(q)}`);
+      return { items: (c === 'm1' ? ['a', 'b'] : ['a', 'c']).map((object) => ({ object, value: '15', timestamp: T0 })) };
+    };
+    const spec = { metrics: [{ type: 'Pods', pods: { metric: { name: 'qps', selector: { matchLabels: { verb: 'GET' } } }, target: { type: 'AverageValue', averageValue: '10' } } }] };
+    const r = run('2024-01-01T00:00:05Z', fleet(['1m', '1m', '1m', '1m'], fhpa(spec), { custom }));
+    // 15 against 10 on 4 ready pods → 6
+    expect(scaledTo(r)).toBe(6);
+    expect(asked).toEqual(['m1 namespaces/shop/pods/*/qps {"labelSelector":"app=web","metricLabelSelector":"verb=GET"}', 'm2 namespaces/shop/pods/*/qps {"labelSelector":"app=web","metricLabelSelector":"verb=GET"}']);
+    expect(statusOf(r).currentMetrics).toEqual([{ type: 'Pods', pods: { metric: { name: 'qps', selector: { matchLabels: { verb: 'GET' } } }, current: { averageValue: '15' } } }]);
+    expect(cond(r, 'ScalingActive')).toMatchObject({ status: 'True', message: 'the HPA was able to successfully calculate a replica count from pods metric qps' });
+  });
+
+  it('a custom metric still being fetched decides nothing; none answering is FailedGetPodsMetric', () => {
+    const spec = { metrics: [{ type: 'Pods', pods: { metric: { name: 'qps' }, target: { type: 'AverageValue', averageValue: '10' } } }] };
+    const pending = run('2024-01-01T00:00:05Z', fleet(['1m', '1m', '1m', '1m'], fhpa(spec), { custom: (c) => (c === 'm1' ? undefined : { items: [] }) }));
+    expect(pending).toEqual({ writes: [], events: [], requeueAfterSeconds: 1 });
+    const r = run('2024-01-01T00:00:05Z', fleet(['1m', '1m', '1m', '1m'], fhpa(spec)));
     expect(cond(r, 'ScalingActive')).toMatchObject({ status: 'False', reason: 'FailedGetPodsMetric' });
+    expect(cond(r, 'ScalingActive').message).toContain('unable to fetch metrics from custom metrics API: the server could not find the requested resource');
+  });
+
+  it('an Object metric sums the object\'s value over the members (a member that fails is left out) and scales by the ready pods', () => {
+    const custom = (c: string, p: string): CustomMetricsRead => (p !== 'namespaces/shop/ingresses.networking.k8s.io/main/rps' ? { error: `unexpected ${p}` } : c === 'm1' ? { items: [{ object: 'main', value: '300' }] } : { items: [{ object: 'main', value: '300' }] });
+    const spec = (target: Record<string, unknown>) => ({ metrics: [{ type: 'Object', object: { describedObject: { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', name: 'main' }, metric: { name: 'rps' }, target } }] });
+    // 600 against a value of 400 → 1.5 × 4 ready pods = 6
+    const r = run('2024-01-01T00:00:05Z', fleet(['1m', '1m', '1m', '1m'], fhpa(spec({ type: 'Value', value: '400' })), { custom }));
+    expect(scaledTo(r)).toBe(6);
+    expect(statusOf(r).currentMetrics).toEqual([{ type: 'Object', object: { describedObject: { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', name: 'main' }, metric: { name: 'rps' }, current: { value: '600' } } }]);
+    // one member failing: 300 against 400 → 0.75 × 4 = 3
+    const oneDown = run('2024-01-01T00:00:05Z', fleet(['1m', '1m', '1m', '1m'], fhpa(spec({ type: 'Value', value: '400' }), { currentReplicas: 4, desiredReplicas: 4, recommendations: [{ replicas: 3, since: T0 }] }), { custom: (c, p) => (c === 'm2' ? { error: 'no' } : custom(c, p)) }));
+    expect(statusOf(oneDown).currentMetrics[0].object.current).toEqual({ value: '300' });
+    // AverageValue: 600 over 4 replicas is 150 a replica against 100 → ceil(600 / 100) = 6
+    const avg = run('2024-01-01T00:00:05Z', fleet(['1m', '1m', '1m', '1m'], fhpa(spec({ type: 'AverageValue', averageValue: '100' })), { custom }));
+    expect(scaledTo(avg)).toBe(6);
+    expect(statusOf(avg).currentMetrics[0].object.current).toEqual({ averageValue: '150' });
+  });
+
+  it('External metrics are answered as karmada-metrics-adapter answers them: not implemented', () => {
+    const r = run('2024-01-01T00:00:05Z', fleet(['1m', '1m', '1m', '1m'], fhpa({ metrics: [{ type: 'External', external: { metric: { name: 'queue' }, target: { type: 'Value', value: '10' } } }] })));
+    expect(cond(r, 'ScalingActive')).toMatchObject({ status: 'False', reason: 'FailedGetExternalMetric' });
+    expect(cond(r, 'ScalingActive').message).toContain('karmada-metrics-adapter still not implement it');
   });
 
   it('a target or binding not there: AbleToScale False, in Karmada\'s words', () => {

@@ -3,7 +3,9 @@
 // Pod of the Deployment, the cpu usage the test sets. A Deployment template requesting 100m cpu per Pod is
 // divided over both members; a FederatedHPA targets 50% cpu utilization across all of them. The test raises
 // the usage and the template's replicas go up, lowers it and they come down (no scale-down stabilization
-// window), then a CronFederatedHPA rule raises the FederatedHPA's minReplicas and the template follows.
+// window), then a CronFederatedHPA rule raises the FederatedHPA's minReplicas and the template follows. The same
+// server answers custom.metrics.k8s.io (as a Prometheus adapter would) for a second Deployment scaled on a Pods
+// metric, requests a second per Pod.
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { k8sEnv, waitFor } from './env.js';
 import { conditionOf, itWithFleet, waitDeploymentAvailable, withFleet } from './fleet.js';
@@ -20,7 +22,12 @@ const host = rest('host');
 
 /** The cpu each of the Deployment's Pods uses, in millicores (100m requested: 50 is the 50% target). */
 let cpuMillis = 50;
+/** The requests a second each Pod of the second Deployment reports (the target is 10 a Pod). */
+let qps = 10;
 
+/** A FederatedHPA of the same name scaling the Deployment `name`. */
+const postFhpa = (name: string, spec: Record<string, unknown>) =>
+  host.request('POST', FHPAS, { body: { apiVersion: 'autoscaling.karmada.io/v1alpha1', kind: 'FederatedHPA', metadata: { name, namespace: NS }, spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name }, ...spec } } });
 const templateReplicas = async (): Promise<number> => (await get(host, deployPath))?.spec?.replicas;
 const fhpa = () => get(host, `${FHPAS}/web`);
 /** Both members' copies rolled out, together as many as the template asks for. */
@@ -40,7 +47,13 @@ describe.skipIf(!withFleet())('karmada-lite controller: FederatedHPA', () => {
   beforeAll(async () => {
     await prepareHost(host, NS);
     for (const m of MEMBERS) {
-      const s = await startPodMetricsServer(rest(m), k8sEnv().dir, m, (pod) => (pod.metadata.namespace === NS && pod.metadata.labels?.app === 'web' ? { cpu: `${cpuMillis}m`, memory: '20Mi' } : undefined));
+      const s = await startPodMetricsServer(
+        rest(m),
+        k8sEnv().dir,
+        m,
+        (pod) => (pod.metadata.namespace === NS && pod.metadata.labels?.app === 'web' ? { cpu: `${cpuMillis}m`, memory: '20Mi' } : undefined),
+        (pod, metric) => (pod.metadata.namespace === NS && pod.metadata.labels?.app === 'api' && metric === 'requests_per_second' ? String(qps) : undefined),
+      );
       servers.push(s);
       await registerMetricsApiService(rest(m), s.port);
     }
@@ -49,8 +62,8 @@ describe.skipIf(!withFleet())('karmada-lite controller: FederatedHPA', () => {
 
   afterAll(async () => {
     await host.request('DELETE', `${CRONS}/peak`).catch(() => undefined);
-    await host.request('DELETE', `${FHPAS}/web`).catch(() => undefined);
-    await removeDeployments(NS, ['web']);
+    for (const n of ['web', 'api']) await host.request('DELETE', `${FHPAS}/${n}`).catch(() => undefined);
+    await removeDeployments(NS, ['web', 'api']);
     const code = await stopController(ctrl);
     if (code !== 0) console.error(await diagnose(ctrl));
     for (const m of MEMBERS) await unregisterMetricsApiService(rest(m));
@@ -64,20 +77,12 @@ describe.skipIf(!withFleet())('karmada-lite controller: FederatedHPA', () => {
       await createDeploymentWithPolicy(NS, 'web', 2, { placement: evenSplit('member1', 'member2') }, { containers: [container] });
       await membersAvailable(2);
 
-      await host.request('POST', FHPAS, {
-        body: {
-          apiVersion: 'autoscaling.karmada.io/v1alpha1',
-          kind: 'FederatedHPA',
-          metadata: { name: 'web', namespace: NS },
-          spec: {
-            scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
-            // 2: at 10% two Pods would want one, so the scale-down settles at the bound instead of passing through 2
-            minReplicas: 2,
-            maxReplicas: 6,
-            metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }],
-            behavior: { scaleDown: { stabilizationWindowSeconds: 0, policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] } },
-          },
-        },
+      await postFhpa('web', {
+        // 2: at 10% two Pods would want one, so the scale-down settles at the bound instead of passing through 2
+        minReplicas: 2,
+        maxReplicas: 6,
+        metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }],
+        behavior: { scaleDown: { stabilizationWindowSeconds: 0, policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] } },
       });
 
       // At the target: the status reports the utilization over both members' Pods, and no change.
@@ -129,5 +134,39 @@ describe.skipIf(!withFleet())('karmada-lite controller: FederatedHPA', () => {
       expect(servers.every((s) => s.lists() > 0)).toBe(true);
     },
     scaled(480_000),
+  );
+
+  itWithFleet(
+    'scales on a Pods metric of custom.metrics.k8s.io, averaged over both members\' Pods',
+    async () => {
+      await createDeploymentWithPolicy(NS, 'api', 2, { placement: evenSplit('member1', 'member2') });
+      await waitFor('the members\' copies of api', async () => {
+        for (const m of MEMBERS) if (!(await get(rest(m), `/apis/apps/v1/namespaces/${NS}/deployments/api`))) return undefined;
+        return true;
+      });
+      for (const m of MEMBERS) await waitDeploymentAvailable(rest(m), NS, 'api');
+      await postFhpa('api', { minReplicas: 1, maxReplicas: 4, metrics: [{ type: 'Pods', pods: { metric: { name: 'requests_per_second' }, target: { type: 'AverageValue', averageValue: '10' } } }] });
+      const apiFhpa = () => get(host, `${FHPAS}/api`);
+      const steady = await waitFor('the FederatedHPA to report the Pods metric', async () => {
+        const f = await apiFhpa();
+        return f?.status?.currentMetrics?.[0]?.pods?.current?.averageValue === '10' ? f : undefined;
+      }).catch(async (e) => {
+        // what the autoscaler says it could not read
+        console.error('the FederatedHPA status:', JSON.stringify((await apiFhpa())?.status));
+        throw e;
+      });
+      expect(steady.status).toMatchObject({ currentReplicas: 2, desiredReplicas: 2, currentMetrics: [{ type: 'Pods', pods: { metric: { name: 'requests_per_second' } } }] });
+      expect(conditionOf(steady, 'ScalingActive')).toMatchObject({ status: 'True', reason: 'ValidMetricFound', message: 'the HPA was able to successfully calculate a replica count from pods metric requests_per_second' });
+
+      // Twice the target on every Pod: twice the replicas, 4 (also maxReplicas).
+      qps = 20;
+      await waitFor('the api template scaled up', async () => ((await get(host, `/apis/apps/v1/namespaces/${NS}/deployments/api`))?.spec?.replicas === 4 ? true : undefined), 90_000);
+      const up = await waitFor('the status after the scale-up', async () => {
+        const f = await apiFhpa();
+        return f?.status?.desiredReplicas === 4 ? f : undefined;
+      });
+      expect(up.status.currentMetrics[0].pods.current.averageValue).toBe('20');
+    },
+    scaled(300_000),
   );
 });

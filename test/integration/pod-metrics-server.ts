@@ -1,6 +1,8 @@
 // A metrics.k8s.io/v1beta1 server for a member of the test fleet, as metrics-server would be: discovery, and
 // PodMetrics for the member's real Pods (listed from its apiserver, by namespace and label selector), with the
-// usage the test sets. Registered in the member as the APIService v1beta1.metrics.k8s.io behind an
+// usage the test sets; and custom.metrics.k8s.io/v1beta2 Pods metrics of those Pods, as a Prometheus adapter
+// would serve them, with the values the test sets. Registered in the member as the APIServices
+// v1beta1.metrics.k8s.io and v1beta2.custom.metrics.k8s.io behind an
 // ExternalName Service to localhost (scripts/k8s/env.sh gives every apiserver the aggregation layer), the
 // way aggregated-apiservice.ts registers karmada-lite's server on the host.
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -12,17 +14,26 @@ import type { RestClient } from '../../src/kube/rest.js';
 import { get, ignoreConflict, waitFor } from './k8s-env.js';
 
 const GV = 'metrics.k8s.io/v1beta1';
-const APISERVICE = 'v1beta1.metrics.k8s.io';
+const CUSTOM_GV = 'custom.metrics.k8s.io/v1beta2';
+const APISERVICES = [
+  { name: 'v1beta1.metrics.k8s.io', group: 'metrics.k8s.io', version: 'v1beta1' },
+  { name: 'v1beta2.custom.metrics.k8s.io', group: 'custom.metrics.k8s.io', version: 'v1beta2' },
+];
 const SERVICE = '/api/v1/namespaces/kube-system/services';
 const SERVICE_NAME = 'karmada-lite-test-metrics';
 
 /** Per-container usage of a Pod, e.g. `{ cpu: '150m', memory: '20Mi' }`; undefined: no metrics for it (as for a Pod metrics-server has not scraped). */
 export type UsageOf = (pod: any) => Record<string, string> | undefined;
 
+/** A Pod's value of a custom metric, e.g. `'30'` requests a second; undefined: the adapter has none for it. */
+export type CustomOf = (pod: any, metric: string) => string | undefined;
+
 export interface PodMetricsServer {
   port: number;
   /** Changes the usage the server reports from now on. */
   setUsage(usage: UsageOf): void;
+  /** Changes the custom metrics' values from now on. */
+  setCustom(custom: CustomOf): void;
   /** How many PodMetrics lists it answered (the controller asks it). */
   lists(): number;
   close(): Promise<void>;
@@ -46,8 +57,9 @@ function send(res: ServerResponse, code: number, body: unknown): void {
 const notFound = (res: ServerResponse, what: string) => send(res, 404, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'NotFound', code: 404, message: `${what} not found` });
 
 /** Starts the server on 127.0.0.1 with the member's serving certificate; its Pods come from `member`. */
-export async function startPodMetricsServer(member: RestClient, envDir: string, memberName: string, initial: UsageOf): Promise<PodMetricsServer> {
+export async function startPodMetricsServer(member: RestClient, envDir: string, memberName: string, initial: UsageOf, initialCustom: CustomOf = () => undefined): Promise<PodMetricsServer> {
   let usageOf = initial;
+  let customOf = initialCustom;
   let lists = 0;
   const pki = path.join(envDir, memberName, 'pki');
   const podMetrics = (pod: any) => {
@@ -64,8 +76,29 @@ export async function startPodMetricsServer(member: RestClient, envDir: string, 
   };
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'https://localhost');
-    const p = url.pathname.replace(/\/$/, '');
+    // The aggregator passes the Pods metrics' name `*` escaped (%2A), as the custom metrics server library reads it.
+    const p = decodeURIComponent(url.pathname).replace(/\/$/, '');
     if (p === `/apis/${GV}`) return send(res, 200, RESOURCES);
+    if (p === `/apis/${CUSTOM_GV}`) return send(res, 200, { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: CUSTOM_GV, resources: [{ name: 'pods/*', singularName: '', namespaced: true, kind: 'MetricValueList', verbs: ['get'] }] });
+    const custom = /^\/apis\/custom\.metrics\.k8s\.io\/v1beta2\/namespaces\/([^/]+)\/pods\/\*\/([^/]+)$/.exec(p);
+    if (custom) {
+      const [, ns, metric] = custom;
+      const labelSelector = url.searchParams.get('labelSelector') ?? undefined;
+      const list = await member.request('GET', `/api/v1/namespaces/${ns}/pods`, { query: labelSelector ? { labelSelector } : {} });
+      const items = (list.items as any[])
+        .filter((pod) => pod.status?.phase === 'Running' && !pod.metadata.deletionTimestamp)
+        .map((pod) => ({ pod, value: customOf(pod, metric!) }))
+        .filter((x) => x.value !== undefined)
+        .map(({ pod, value }) => ({
+          describedObject: { kind: 'Pod', namespace: ns, name: pod.metadata.name, apiVersion: '/v1' },
+          metric: { name: metric },
+          timestamp: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+          windowSeconds: 1,
+          value,
+        }));
+      lists++;
+      return send(res, 200, { kind: 'MetricValueList', apiVersion: CUSTOM_GV, metadata: {}, items });
+    }
     if (p === '/healthz' || p === '/readyz' || p === '/livez') return send(res, 200, 'ok');
     const m = /^\/apis\/metrics\.k8s\.io\/v1beta1\/(?:namespaces\/([^/]+)\/)?(pods|nodes)(?:\/([^/]+))?$/.exec(p);
     if (!m) return notFound(res, p);
@@ -92,6 +125,9 @@ export async function startPodMetricsServer(member: RestClient, envDir: string, 
     setUsage: (u) => {
       usageOf = u;
     },
+    setCustom: (c) => {
+      customOf = c;
+    },
     lists: () => lists,
     close: () =>
       new Promise<void>((resolve) => {
@@ -101,32 +137,37 @@ export async function startPodMetricsServer(member: RestClient, envDir: string, 
   };
 }
 
-/** Registers the member's APIService v1beta1.metrics.k8s.io for a server on 127.0.0.1:`port` and waits until it is Available. */
+/** Registers the member's APIServices v1beta1.metrics.k8s.io and v1beta2.custom.metrics.k8s.io for a server on 127.0.0.1:`port`, and waits until they are Available. */
 export async function registerMetricsApiService(member: RestClient, port: number): Promise<void> {
   await member.request('DELETE', `${SERVICE}/${SERVICE_NAME}`).catch(() => undefined);
   await ignoreConflict(member.request('POST', SERVICE, { body: { metadata: { name: SERVICE_NAME }, spec: { type: 'ExternalName', externalName: 'localhost', ports: [{ name: 'https', port, protocol: 'TCP' }] } } }));
-  const apiService = {
-    apiVersion: 'apiregistration.k8s.io/v1',
-    kind: 'APIService',
-    metadata: { name: APISERVICE },
-    // The aggregator checks the serving name <service>.<namespace>.svc, which the member's certificate does not carry.
-    spec: { group: 'metrics.k8s.io', version: 'v1beta1', groupPriorityMinimum: 100, versionPriority: 100, insecureSkipTLSVerify: true, service: { name: SERVICE_NAME, namespace: 'kube-system', port } },
-  };
-  const cur = await get(member, `/apis/apiregistration.k8s.io/v1/apiservices/${APISERVICE}`);
-  if (cur) await member.request('PUT', `/apis/apiregistration.k8s.io/v1/apiservices/${APISERVICE}`, { body: { ...apiService, metadata: { name: APISERVICE, resourceVersion: cur.metadata.resourceVersion } } });
-  else await member.request('POST', '/apis/apiregistration.k8s.io/v1/apiservices', { body: apiService });
+  for (const { name, group, version } of APISERVICES) {
+    const apiService = {
+      apiVersion: 'apiregistration.k8s.io/v1',
+      kind: 'APIService',
+      metadata: { name },
+      // The aggregator checks the serving name <service>.<namespace>.svc, which the member's certificate does not carry.
+      spec: { group, version, groupPriorityMinimum: 100, versionPriority: 100, insecureSkipTLSVerify: true, service: { name: SERVICE_NAME, namespace: 'kube-system', port } },
+    };
+    const cur = await get(member, `/apis/apiregistration.k8s.io/v1/apiservices/${name}`);
+    if (cur) await member.request('PUT', `/apis/apiregistration.k8s.io/v1/apiservices/${name}`, { body: { ...apiService, metadata: { name, resourceVersion: cur.metadata.resourceVersion } } });
+    else await member.request('POST', '/apis/apiregistration.k8s.io/v1/apiservices', { body: apiService });
+  }
   await waitFor(
-    'the metrics APIService to be available',
+    'the metrics APIServices to be available',
     async () => {
-      const s = await get(member, `/apis/apiregistration.k8s.io/v1/apiservices/${APISERVICE}`);
-      return s?.spec?.service?.port === port && s?.status?.conditions?.some((c: any) => c.type === 'Available' && c.status === 'True') ? true : undefined;
+      for (const { name } of APISERVICES) {
+        const s = await get(member, `/apis/apiregistration.k8s.io/v1/apiservices/${name}`);
+        if (!(s?.spec?.service?.port === port && s?.status?.conditions?.some((c: any) => c.type === 'Available' && c.status === 'True'))) return undefined;
+      }
+      return true;
     },
     60_000,
   );
 }
 
-/** Takes the APIService away again: an unavailable aggregated API would hold up the member's namespace deletions. */
+/** Takes the APIServices away again: an unavailable aggregated API would hold up the member's namespace deletions. */
 export async function unregisterMetricsApiService(member: RestClient): Promise<void> {
-  await member.request('DELETE', `/apis/apiregistration.k8s.io/v1/apiservices/${APISERVICE}`).catch(() => undefined);
+  for (const { name } of APISERVICES) await member.request('DELETE', `/apis/apiregistration.k8s.io/v1/apiservices/${name}`).catch(() => undefined);
   await member.request('DELETE', `${SERVICE}/${SERVICE_NAME}`).catch(() => undefined);
 }

@@ -150,13 +150,16 @@ describe('EventRecorder', () => {
   it('keeps at most maxPending writes waiting: a new series past it is dropped and reported, repeats of a waiting one still fold in', async () => {
     const srv = fakeServer(true);
     const errors: string[] = [];
-    const r = new EventRecorder({ component: 'c', request: srv.request, maxPending: 2, onError: (_reason, e) => errors.push(e.message) });
+    const dropped: string[] = [];
+    const r = new EventRecorder({ component: 'c', request: srv.request, maxPending: 2, onError: (_reason, e) => errors.push(e.message), onDropped: (reason) => dropped.push(reason) });
     r.record(ev('a'));
     r.record(ev('b'));
     r.record(ev('c'));
     r.record(ev('a'));
     expect(srv.calls.map((c) => c.body && (c.body as { message: string }).message)).toEqual(['a', 'b']);
     expect(errors).toEqual(['2 Event writes are waiting already; this one was dropped']);
+    // counted for the controller's karmada_lite_events_dropped_total, by reason
+    expect(dropped).toEqual([ev('c').reason]);
     while (srv.calls.length < 3) {
       srv.release();
       await new Promise((res) => setImmediate(res));

@@ -34,6 +34,29 @@ describe('MemberMetricsCache', () => {
     expect(cache.podMetrics('m9', 'shop', 'app=web')).toEqual({ error: 'cluster m9 is not connected' });
   });
 
+  it('custom metrics: the MetricValueList of a path, kept apart from the PodMetrics of the same member', async () => {
+    const calls: Array<{ path: string; query: unknown }> = [];
+    const rest = {
+      request: async (_m: string, path: string, opts: { query?: unknown }) => {
+        calls.push({ path, query: opts.query });
+        return path.startsWith('/apis/custom.metrics.k8s.io/')
+          ? { kind: 'MetricValueList', items: [{ describedObject: { kind: 'Pod', name: 'p' }, metric: { name: 'qps' }, timestamp: 't', windowSeconds: 30, value: '12' }, { describedObject: {}, value: '1' }] }
+          : { kind: 'PodMetricsList', items: [] };
+      },
+    } as unknown as RestClient;
+    const cache = new MemberMetricsCache(() => rest);
+    expect(cache.customMetrics('m1', 'namespaces/shop/pods/*/qps', { labelSelector: 'app=web' })).toBeUndefined();
+    expect(cache.podMetrics('m1', 'shop', 'app=web')).toBeUndefined();
+    await settle();
+    expect(calls).toEqual([
+      { path: '/apis/custom.metrics.k8s.io/v1beta2/namespaces/shop/pods/*/qps', query: { labelSelector: 'app=web' } },
+      { path: '/apis/metrics.k8s.io/v1beta1/namespaces/shop/pods', query: { labelSelector: 'app=web' } },
+    ]);
+    // an item that describes no object is dropped
+    expect(cache.customMetrics('m1', 'namespaces/shop/pods/*/qps', { labelSelector: 'app=web' })).toEqual({ items: [{ object: 'p', value: '12', timestamp: 't', windowSeconds: 30 }] });
+    expect(cache.podMetrics('m1', 'shop', 'app=web')).toEqual({ items: [] });
+  });
+
   it('a failed fetch is an answer: the error', async () => {
     const rest = { request: async () => Promise.reject(new Error('the server could not find the requested resource')) } as unknown as RestClient;
     const cache = new MemberMetricsCache(() => rest);
