@@ -20,7 +20,8 @@
  * write the status only when something changed, a recommendation is kept as a run: the replicas, since when
  * they were recommended and until when (the next different recommendation), not one entry per sync.
  */
-import { ClusterConditionReady, generateBindingName } from '../api/constants.js';
+import { generateBindingName } from '../api/constants.js';
+import { isClusterReady } from './execution.js';
 import type { FederatedHPA } from '../api/generated/types.js';
 import { findBuiltinKind } from '../api/kubernetes-kinds.js';
 import { deepEqual } from '../json/value.js';
@@ -630,7 +631,7 @@ export function reconcileFederatedHPA(ctx: ReconcileContext, key: string): Recon
   if (targets.length === 0) return cannotScale('FailedGetTargetClusters', 'FailedGetTargetClusters', 'the HPA controller was unable to get the target clusters from binding', 'binding has no schedulable clusters');
   const currentReplicas = typeof before.spec?.replicas === 'number' ? before.spec.replicas : undefined;
   if (currentReplicas === undefined) return cannotScale('FailedGetScale', 'FailedGetScale', "the HPA controller was unable to get the target's current scale", `${targetRef.kind} ${targetRef.name} has no scale (spec.replicas)`);
-  const ready = targets.filter((c) => findCondition(ctx.reader.get(CLUSTER, undefined, c.name)?.status?.conditions, ClusterConditionReady)?.status === 'True');
+  const ready = targets.filter((c) => isClusterReady(ctx.reader.get(CLUSTER, undefined, c.name)));
   // The members' scales: what the binding gives each Ready member (a Duplicated binding, the template's replicas).
   const memberReplicas = ready.reduce((n, c) => n + (c.replicas ?? currentReplicas), 0);
   if (memberReplicas === 0 && currentReplicas !== 0) return cannotScale('FailedGetScale', 'FailedGetScale', "the HPA controller was unable to get the target's current scale", 'failed to get replicas in any of clusters, possibly because all of clusters are not ready');

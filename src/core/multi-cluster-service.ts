@@ -22,7 +22,6 @@ import {
   BindingControllerFinalizer,
   BindingGroupVersion,
   BindingManagedByLabel,
-  ClusterConditionReady,
   EndpointSliceControllerLabelValue,
   EndpointSliceDispatchControllerLabelValue,
   EndpointSliceDispatchedConditionType,
@@ -136,8 +135,6 @@ function endpointSliceDisabled(cluster: Cluster): boolean {
   const enabled = (cluster.status?.apiEnablements ?? []).some((e) => e.groupVersion === ENDPOINT_SLICE.apiVersion && (e.resources ?? []).some((r) => r.kind === ENDPOINT_SLICE.kind));
   return !enabled && findCondition(cluster.status?.conditions, 'CompleteAPIEnablements')?.status === 'True';
 }
-
-const isReady = (c: Cluster | undefined) => findCondition(c?.status?.conditions, ClusterConditionReady)?.status === 'True';
 
 /**
  * A manifest as Karmada's CreateOrUpdateWork puts it into a Work: labelled managed by Karmada, which is what lets
@@ -366,7 +363,7 @@ function syncMultiClusterService(ctx: ReconcileContext, mcs: MultiClusterService
       events.push(event(mcs, 'Warning', EventReasonClusterNotFound, `Provider cluster ${name} is not found`, MCS_SOURCE));
       continue;
     }
-    if (!isReady(cluster)) {
+    if (!isClusterReady(cluster)) {
       events.push(event(mcs, 'Warning', EventReasonSyncServiceFailed, `Provider cluster ${name} is not ready, skip to propagate MultiClusterService`, MCS_SOURCE));
       continue;
     }
@@ -554,7 +551,7 @@ export function reconcileEndpointSliceDispatch(ctx: ReconcileContext, key: strin
       events.push(event(mcs, 'Warning', EventReasonClusterNotFound, `Consumer cluster ${consumer} is not found`, DISPATCH_SOURCE));
       continue;
     }
-    if (!isReady(cluster)) {
+    if (!isClusterReady(cluster)) {
       events.push(event(mcs, 'Warning', EventReasonSyncServiceFailed, `Consumer cluster ${consumer} is not ready, skip to propagate EndpointSlice`, DISPATCH_SOURCE));
       continue;
     }
@@ -581,7 +578,7 @@ const workKey = (w: KObject) => refKey({ apiVersion: WORK.apiVersion, kind: WORK
 function clusterMatters(c: ObjectChange): boolean {
   if (!isChangeOf(c, CLUSTER)) return false;
   if (c.type !== 'MODIFIED' || !c.old) return true;
-  return isReady(c.old) !== isReady(c.object) || isTerminating(c.old) !== isTerminating(c.object);
+  return isClusterReady(c.old) !== isClusterReady(c.object) || isTerminating(c.old) !== isTerminating(c.object);
 }
 
 /** The CrossCluster MultiClusterServices a cluster change concerns: those naming it, or taking every cluster. */
