@@ -1,7 +1,7 @@
 /**
  * The benchmark's eyes on a member cluster: list, then watch the Deployments of one namespace, stamping
  * every event with the bench's clock (performance.now()) as it arrives. Waiters resolve when a named
- * Deployment shows a given image.
+ * Deployment shows a given image. The list-then-watch itself (ObjectWatch) also serves bench/karmada-watch.ts.
  */
 import { isApiGone, type RestClient } from '../src/kube/rest.js';
 
@@ -20,17 +20,16 @@ export class MemberWatch {
   /** When the number of objects reached each watched count (see onCount). */
   private countWaiters: Array<{ n: number; resolve: (at: number) => void }> = [];
   private readonly waiters = new Map<string, Waiter[]>();
-  private rv = '';
-  private abort?: AbortController;
-  private running = false;
-  events = 0;
-  restarts = 0;
+
+  private readonly watch: ObjectWatch;
 
   constructor(
     readonly name: string,
-    private readonly rest: RestClient,
+    rest: RestClient,
     private readonly namespace: string,
-  ) {}
+  ) {
+    this.watch = new ObjectWatch(rest, this.path, (type, obj, at) => this.observe(type, obj, at), true, (items, at) => this.relisted(items, at));
+  }
 
   private get path() {
     return `/apis/apps/v1/namespaces/${this.namespace}/deployments`;
@@ -41,63 +40,21 @@ export class MemberWatch {
   }
 
   async start(): Promise<void> {
-    await this.list();
-    this.running = true;
-    void this.loop();
+    await this.watch.start();
   }
 
   stop(): void {
-    this.running = false;
-    this.abort?.abort();
+    this.watch.stop();
   }
 
-  private async list(): Promise<void> {
-    const res = await this.rest.request<{ items: any[]; metadata: { resourceVersion: string } }>('GET', this.path);
-    const now = performance.now();
+  /** A whole list (the first, or one after a 410): every object as modified, those no longer there as deleted. */
+  private relisted(items: any[], at: number): void {
     const seen = new Set<string>();
-    for (const o of res.items) {
+    for (const o of items) {
       seen.add(o.metadata.name);
-      this.observe('MODIFIED', o, now);
+      this.observe('MODIFIED', o, at);
     }
-    for (const n of [...this.images.keys()]) if (!seen.has(n)) this.observe('DELETED', { metadata: { name: n } }, now);
-    this.rv = res.metadata.resourceVersion;
-  }
-
-  private async loop(): Promise<void> {
-    while (this.running) {
-      this.abort = new AbortController();
-      try {
-        let gone = false;
-        await this.rest.watch(
-          this.path,
-          { resourceVersion: this.rv, allowWatchBookmarks: true, timeoutSeconds: 600 },
-          (type, obj) => {
-            const at = performance.now();
-            if (type === 'ERROR') {
-              if (obj?.code === 410) {
-                gone = true;
-                this.abort?.abort();
-              }
-              return;
-            }
-            if (obj?.metadata?.resourceVersion) this.rv = obj.metadata.resourceVersion;
-            if (type === 'BOOKMARK') return;
-            this.events++;
-            this.observe(type, obj, at);
-          },
-          this.abort.signal,
-        );
-        if (gone && this.running) {
-          this.restarts++;
-          await this.list();
-        }
-      } catch (e) {
-        if (!this.running) return;
-        this.restarts++;
-        if (isApiGone(e)) await this.list().catch(() => undefined);
-        else await new Promise((r) => setTimeout(r, 200));
-      }
-    }
+    for (const n of [...this.images.keys()]) if (!seen.has(n)) this.observe('DELETED', { metadata: { name: n } }, at);
   }
 
   private observe(type: string, obj: any, at: number): void {
@@ -150,3 +107,79 @@ export class MemberWatch {
     });
   }
 }
+
+/**
+ * A list then watch of one collection, every event stamped with the bench's clock (performance.now()) as it
+ * arrives and handed to a callback; after a 410 the collection is listed again.
+ */
+export class ObjectWatch {
+  private rv = '';
+  private abort?: AbortController;
+  private running = false;
+  /** performance.now() of the last event passed on. */
+  lastEventAt = 0;
+
+  constructor(
+    private readonly rest: RestClient,
+    private readonly path: string,
+    private readonly onEvent: (type: string, obj: any, at: number) => void,
+    /** Objects of the first list are passed on too (as ADDED); false: only what happens after start. */
+    private readonly replayList = true,
+    /** Instead of passing a list's objects on as ADDED: what to make of a whole list (the first one, or one after a 410). */
+    private readonly onList?: (items: any[], at: number) => void,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.list(this.replayList);
+    this.running = true;
+    void this.loop();
+  }
+
+  stop(): void {
+    this.running = false;
+    this.abort?.abort();
+  }
+
+  private async list(replay: boolean): Promise<void> {
+    const res = await this.rest.request<{ items: any[]; metadata: { resourceVersion: string } }>('GET', this.path);
+    const at = performance.now();
+    if (this.onList) this.onList(res.items, at);
+    else if (replay) for (const o of res.items) this.onEvent('ADDED', o, at);
+    this.rv = res.metadata.resourceVersion;
+  }
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      this.abort = new AbortController();
+      try {
+        let gone = false;
+        await this.rest.watch(
+          this.path,
+          { resourceVersion: this.rv, allowWatchBookmarks: true, timeoutSeconds: 600 },
+          (type, obj) => {
+            const at = performance.now();
+            if (type === 'ERROR') {
+              if (obj?.code === 410) {
+                gone = true;
+                this.abort?.abort();
+              }
+              return;
+            }
+            if (obj?.metadata?.resourceVersion) this.rv = obj.metadata.resourceVersion;
+            if (type === 'BOOKMARK') return;
+            this.lastEventAt = at;
+            this.onEvent(type, obj, at);
+          },
+          this.abort.signal,
+        );
+        // Relisted after a 410: whatever changed meanwhile comes in as ADDED.
+        if (gone && this.running) await this.list(true);
+      } catch (e) {
+        if (!this.running) return;
+        if (isApiGone(e)) await this.list(true).catch(() => undefined);
+        else await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+  }
+}
+

@@ -6,6 +6,10 @@
 //   SECONDS_PER_RUN=10 npx tsx bench/webhook.bench.ts
 //   npx tsx bench/webhook.bench.ts --latency-only   # only the fixed-rate runs (RATE_RUNS=3 repeats them)
 //   npx tsx bench/webhook.bench.ts --binary dist/karmada-lite.mjs   # the server as built (.mjs or the executable)
+//   npx tsx bench/webhook.bench.ts --https-only --binary dist/karmada-lite --karmada-webhook BIN
+//   npx tsx bench/webhook.bench.ts --https-only --binary dist/karmada-lite --karmada-src DIR
+//       # karmada-webhook beside it: the same certificate, the same bodies at Karmada's paths, the same
+//       # generator and cores, one after the other; --karmada-src builds cmd/webhook into a temporary folder
 //
 // The server's peak memory (VmHWM, the largest resident set it had) is printed after the HTTPS runs, beside
 // its resident set once started and idle: the figure #22 holds under 100 MB. By default the server runs from
@@ -18,8 +22,12 @@
 // printed from its /metrics: the time inside the server per review, its garbage-collection pauses and its
 // event-loop delay, so that a tail can be placed in the server, in the generator, or in neither (waiting
 // for a core). Results are printed as a table and as one JSON line at the end.
+//
+// karmada-webhook needs a kubeconfig to start (controller-runtime builds its clients), but the paths measured
+// here (PropagationPolicy validation and defaulting) never call the API server: it gets one naming an address
+// where nothing listens. Its metrics and health listeners are turned off (`0`), so both servers have one port.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -39,6 +47,40 @@ if (binaryAt >= 0 && (!binary || !existsSync(binary))) {
   console.error(`--binary needs the path of a built karmada-lite (dist/karmada-lite.mjs or dist/karmada-lite), got ${binary ?? 'nothing'}: run \`npm run build\` first`);
   process.exit(2);
 }
+const httpsOnly = process.argv.includes('--https-only');
+const flagValue = (name: string): string | undefined => {
+  const at = process.argv.indexOf(name);
+  return at < 0 ? undefined : process.argv[at + 1];
+};
+const karmadaBinFlag = flagValue('--karmada-webhook');
+const karmadaSrc = flagValue('--karmada-src');
+if (process.argv.includes('--karmada-webhook') && (!karmadaBinFlag || !existsSync(karmadaBinFlag))) {
+  console.error(`--karmada-webhook needs the path of a built karmada-webhook, got ${karmadaBinFlag ?? 'nothing'}`);
+  process.exit(2);
+}
+if (process.argv.includes('--karmada-src') && (!karmadaSrc || !existsSync(join(karmadaSrc, 'cmd/webhook')))) {
+  console.error(`--karmada-src needs a Karmada source tree (with cmd/webhook and vendor/), got ${karmadaSrc ?? 'nothing'}`);
+  process.exit(2);
+}
+
+/** The temporary folder of a karmada-webhook this run built: removed at the end (about 90 MB). */
+let builtDir: string | undefined;
+
+/** karmada-webhook from --karmada-webhook, or built from --karmada-src into a temporary folder (never the tree itself). */
+function karmadaWebhook(): string | undefined {
+  if (karmadaBinFlag) return resolve(karmadaBinFlag);
+  if (!karmadaSrc) return undefined;
+  builtDir = mkdtempSync(join(tmpdir(), 'karmada-webhook-bin-'));
+  const out = join(builtDir, 'karmada-webhook');
+  console.log(`building karmada-webhook from ${karmadaSrc} into ${out} (go build -mod=vendor ./cmd/webhook; minutes on a small machine)`);
+  const built = spawnSync('go', ['build', '-mod=vendor', '-o', out, './cmd/webhook'], { cwd: resolve(karmadaSrc), stdio: 'inherit' });
+  if (built.status !== 0) {
+    console.error(`go build of ${karmadaSrc}/cmd/webhook failed (exit ${built.status}); pass --karmada-webhook BIN instead`);
+    process.exit(2);
+  }
+  return out;
+}
+
 /** How the server is started: the sources through tsx, or a build (an ES module runs under this Node). */
 const serverCommand = (args: string[]): [string, string[]] => {
   if (!binary) return [process.execPath, ['--import', 'tsx', join(root, 'src/cli/main.ts'), ...args]];
@@ -249,17 +291,56 @@ function cpuSeconds(pid: number): number {
 /**
  * The server's main (JavaScript) thread, from /proc/<pid>/schedstat: time run, time spent runnable but
  * waiting for a core (the scheduler's run-queue delay), and the number of times it was put on a core.
+ * With allThreads, the sum over every thread (karmada-webhook's reviews run on goroutines, not its main thread).
  */
-function schedstat(pid: number): { runMs: number; waitMs: number; slices: number } {
-  const [run, wait, slices] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
-  return { runMs: run! / 1e6, waitMs: wait! / 1e6, slices: slices! };
+function schedstat(pid: number, allThreads = false): { runMs: number; waitMs: number; slices: number } {
+  const files = allThreads ? readdirSync(`/proc/${pid}/task`).map((t) => `/proc/${pid}/task/${t}/schedstat`) : [`/proc/${pid}/schedstat`];
+  const sum = { runMs: 0, waitMs: 0, slices: 0 };
+  for (const f of files) {
+    try {
+      const [run, wait, slices] = readFileSync(f, 'utf8').trim().split(' ').map(Number);
+      sum.runMs += run! / 1e6;
+      sum.waitMs += wait! / 1e6;
+      sum.slices += slices!;
+    } catch {
+      // a thread that ended between the listing and the read
+    }
+  }
+  return sum;
 }
 
-/** The resident set now and at its peak (VmRSS, VmHWM), in MB. */
-function memory(pid: number): { rssMB: number; peakMB: number } {
+/** The resident set now and at its peak (VmRSS, VmHWM), and now its anonymous and file-backed parts, in MB. */
+function memory(pid: number): { rssMB: number; peakMB: number; anonMB: number; fileMB: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? NaN);
-  return { rssMB: Math.round(kb('VmRSS') / 1024), peakMB: Math.round(kb('VmHWM') / 1024) };
+  const mb = (field: string) => Math.round(kb(field) / 1024);
+  return { rssMB: mb('VmRSS'), peakMB: mb('VmHWM'), anonMB: mb('RssAnon'), fileMB: mb('RssFile') };
+}
+
+/**
+ * The largest anonymous and file-backed resident sets seen, sampled every 0.2 s: VmHWM is their sum at
+ * the worst moment, but where it goes (the heap, or the pages of the executable the kernel has mapped,
+ * which depend on the page cache: a freshly written binary is mapped in larger pieces) needs the parts.
+ */
+function sampleMemory(pid: number): () => { anonMB: number; fileMB: number } {
+  let anonMB = 0;
+  let fileMB = 0;
+  const sample = () => {
+    try {
+      const m = memory(pid);
+      anonMB = Math.max(anonMB, m.anonMB);
+      fileMB = Math.max(fileMB, m.fileMB);
+    } catch {
+      // the process has gone
+    }
+  };
+  sample();
+  const timer = setInterval(sample, 200);
+  return () => {
+    clearInterval(timer);
+    sample();
+    return { anonMB, fileMB };
+  };
 }
 
 /** Load average and CPU pressure ("some": share of time at least one runnable task waited for a core). */
@@ -343,32 +424,79 @@ async function wrkPaced(url: string, bodyFile: string, dir: string): Promise<Rec
   };
 }
 
-async function overHttps(): Promise<Record<string, unknown>> {
-  const dir = mkdtempSync(join(tmpdir(), 'karmada-lite-bench-'));
-  const pki = makePki(dir);
-  const certFile = join(dir, 'tls.crt');
-  const keyFile = join(dir, 'tls.key');
-  pki.issue(certFile, keyFile, 'bench');
-  const bodyFile = join(dir, 'review.json');
-  writeFileSync(bodyFile, reviewBody('validate'));
-  const port = await freePort();
-  const logFile = join(dir, 'webhook.log');
-  const log = openSync(logFile, 'w');
+/** A server under test: karmada-lite's webhook, or karmada-webhook beside it. */
+interface Side {
+  name: string;
+  /** The command line that starts it on this port with this certificate (tls.crt / tls.key in certDir). */
+  command: (port: number, certDir: string) => [string, string[]];
+  /** A GET that answers 200 once it serves. */
+  readyPath: string;
+  /** Whether it has karmada-lite's /metrics on the same port (the server's own view of each run). */
+  ownMetrics: boolean;
+  /** The executable file itself, when the server is one (not Node running a script): its page cache is dropped first. */
+  executable?: string;
+}
+
+const liteSide: Side = {
+  name: binary ?? 'karmada-lite from the sources through tsx',
   // The server logs every review at info level, as in production; the log goes to a file.
-  const server: ChildProcess = spawn(...pinned(0, ...serverCommand(['webhook', '--cert-file', certFile, '--key-file', keyFile, '--port', String(port), '--bind-address', '127.0.0.1', '--log-level', process.env.WEBHOOK_LOG_LEVEL ?? 'info'])), {
-    cwd: root,
-    stdio: ['ignore', 'ignore', log],
-  });
+  command: (port, certDir) => serverCommand(['webhook', '--cert-file', join(certDir, 'tls.crt'), '--key-file', join(certDir, 'tls.key'), '--port', String(port), '--bind-address', '127.0.0.1', '--log-level', process.env.WEBHOOK_LOG_LEVEL ?? 'info']),
+  readyPath: '/healthz',
+  ownMetrics: true,
+  executable: binary && !binary.endsWith('.mjs') ? resolve(binary) : undefined,
+};
+
+function karmadaSide(bin: string, kubeconfig: string): Side {
+  return {
+    name: `karmada-webhook (${bin})`,
+    // klog at its default verbosity, as deployed; its log goes to a file like karmada-lite's.
+    command: (port, certDir) => [bin, ['--kubeconfig', kubeconfig, '--bind-address', '127.0.0.1', '--secure-port', String(port), '--cert-dir', certDir, '--metrics-bind-address', '0', '--health-probe-bind-address', '0']],
+    readyPath: '/readyz/',
+    ownMetrics: false,
+    executable: bin,
+  };
+}
+
+interface Shared {
+  dir: string;
+  pki: ReturnType<typeof makePki>;
+  bodies: { validate: string; mutate: string };
+}
+
+/**
+ * Drops an executable's pages from the page cache (GNU dd's nocache: posix_fadvise DONTNEED) before it is
+ * started, so that the kernel maps it as it maps a binary read from disk. A file the build has just written
+ * sits in the page cache in large pieces, and the kernel then maps more of it into the process: the standalone
+ * executable's file-backed resident set was 55-59 MB fresh against 40-44 MB read back (2026-12-07), and
+ * karmada-webhook's 49-50 against 40-42. Node's own binary (for the .mjs) is shared with every Node process
+ * on the machine and is left alone. Returns whether it worked (dd may lack nocache).
+ */
+function dropPageCache(file: string): boolean {
+  return spawnSync('dd', ['if=/dev/null', `of=${file}`, 'oflag=nocache', 'conv=notrunc,fdatasync', 'count=0'], { stdio: 'ignore' }).status === 0;
+}
+
+async function overHttps(side: Side, shared: Shared): Promise<Record<string, any>> {
+  const { dir, pki, bodies } = shared;
+  const dropped = side.executable ? dropPageCache(side.executable) : false;
+  const bodyFile = bodies.validate;
+  const port = await freePort();
+  const log = openSync(join(dir, `server-${port}.log`), 'w');
+  const server: ChildProcess = spawn(...pinned(0, ...side.command(port, dir)), { cwd: root, stdio: ['ignore', 'ignore', log] });
   children.add(server);
   try {
     const base = `https://127.0.0.1:${port}`;
-    for (let i = 0; i < 100 && (await get(`${base}/healthz`, pki.ca)) !== 200; i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 300 && (await get(`${base}${side.readyPath}`, pki.ca)) !== 200; i++) {
+      if (server.exitCode !== null) throw new Error(`${side.name} exited with ${server.exitCode} before it served: see ${join(dir, `server-${port}.log`)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
     const url = `${base}/validate-propagationpolicy`;
-    console.log(`\nover HTTPS on loopback (server ${binary ?? 'from the sources through tsx'} pinned to core 0, load generator to core 1, ${secondsPerRun} s each${nice ? `, sessions at autogroup nice ${nice}` : ''}):`);
+    console.log(`\nover HTTPS on loopback (server ${side.name} pinned to core 0, load generator to core 1, ${secondsPerRun} s each${nice ? `, sessions at autogroup nice ${nice}` : ''}):`);
     console.log(`  load average before: ${loadAverage()} (other work on the machine inflates wall-clock figures)`);
+    if (side.executable) console.log(`  ${dropped ? 'its page cache dropped before it started (mapped as if read from disk)' : 'its page cache could not be dropped (dd without nocache): a freshly written binary maps more file-backed memory'}`);
     const pid = server.pid!;
     const idle = memory(pid);
-    const out: Record<string, unknown> = { server: binary ?? 'tsx src/cli/main.ts', idleRssMB: idle.rssMB };
+    const sampled = sampleMemory(pid);
+    const out: Record<string, any> = { server: side.name, pageCacheDropped: dropped, idleRssMB: idle.rssMB, idleAnonMB: idle.anonMB, idleFileMB: idle.fileMB };
     let cpu = cpuSeconds(pid);
     if (!latencyOnly) {
       const wrk = await wrkThroughput(url, bodyFile, dir, 16);
@@ -377,23 +505,29 @@ async function overHttps(): Promise<Record<string, unknown>> {
         console.log(`  ${'throughput, wrk -c16 (keep-alive)'.padEnd(58)} ${wrk.toLocaleString('en-US').padStart(9)} /s  (server CPU ${wrkCpuUs} µs/review)`);
         Object.assign(out, { wrkPerSecond: wrk, wrkServerCpuUsPerReview: wrkCpuUs });
       }
-      cpu = cpuSeconds(pid);
-      const node = await runJson(['closed', url, pki.caFile, bodyFile, '16', String(secondsPerRun)]);
-      const nodeCpuUs = Math.round(((cpuSeconds(pid) - cpu) / node.requests) * 1e6);
-      console.log(`  ${'throughput, Node generator, 16 connections'.padEnd(58)} ${Number(node.perSecond).toLocaleString('en-US').padStart(9)} /s  (server CPU ${nodeCpuUs} µs/review, ${node.errors} errors)`);
-      Object.assign(out, { nodePerSecond: node.perSecond, nodeServerCpuUsPerReview: nodeCpuUs });
+      for (const [what, path, file] of [
+        ['validate', '/validate-propagationpolicy', bodies.validate],
+        ['mutate', '/mutate-propagationpolicy', bodies.mutate],
+      ] as const) {
+        cpu = cpuSeconds(pid);
+        const node = await runJson(['closed', `${base}${path}`, pki.caFile, file, '16', String(secondsPerRun)]);
+        const nodeCpuUs = Math.round(((cpuSeconds(pid) - cpu) / node.requests) * 1e6);
+        console.log(`  ${`throughput, Node generator, 16 connections, ${path}`.padEnd(58)} ${Number(node.perSecond).toLocaleString('en-US').padStart(9)} /s  (server CPU ${nodeCpuUs} µs/review, ${node.errors} errors)`);
+        if (what === 'validate') Object.assign(out, { nodePerSecond: node.perSecond, nodeServerCpuUsPerReview: nodeCpuUs, nodeErrors: node.errors });
+        else Object.assign(out, { mutatePerSecond: node.perSecond, mutateServerCpuUsPerReview: nodeCpuUs, mutateErrors: node.errors });
+      }
     }
-    const fixedRuns: Record<string, unknown>[] = [];
+    const fixedRuns: Record<string, any>[] = [];
     for (let run = 0; run < rateRuns; run++) {
       const loadBefore = loadAverage();
-      const viewBefore = await serverView(base, pki.ca);
+      const viewBefore = side.ownMetrics ? await serverView(base, pki.ca) : undefined;
       cpu = cpuSeconds(pid);
-      const schedBefore = schedstat(pid);
+      const schedBefore = schedstat(pid, !side.ownMetrics);
       const fixed = await runJson(['rate', url, pki.caFile, bodyFile, '1000', String(Math.max(secondsPerRun, 10)), '16']);
       const fixedCpu = cpuSeconds(pid) - cpu;
-      const schedAfter = schedstat(pid);
+      const schedAfter = schedstat(pid, !side.ownMetrics);
       const waited = { waitMs: Math.round(schedAfter.waitMs - schedBefore.waitMs), slices: schedAfter.slices - schedBefore.slices };
-      const inServer = serverLatency(viewBefore, await serverView(base, pki.ca));
+      const inServer = viewBefore ? serverLatency(viewBefore, await serverView(base, pki.ca)) : undefined;
       const loadAfter = loadAverage();
       const d = fixed.latencyMsFromDue;
       const s = fixed.latencyMsFromSend;
@@ -402,9 +536,11 @@ async function overHttps(): Promise<Record<string, unknown>> {
       console.log(`    ${fixed.requests} reviews, ${fixed.errors} errors, achieved ${fixed.achievedPerSecond}/s, server busy ${Math.round((fixedCpu / fixed.seconds) * 100)}% of a core, ${fixed.reconnects} reconnects, backlog max ${fixed.maxBacklog}`);
       console.log(`    client, from due time:  p50 ${d.p50} ms  p90 ${d.p90} ms  p99 ${d.p99} ms  p99.9 ${d.p999} ms  max ${d.max} ms`);
       console.log(`    client, from send time: p50 ${s.p50} ms  p90 ${s.p90} ms  p99 ${s.p99} ms  p99.9 ${s.p999} ms  max ${s.max} ms`);
-      console.log(`    inside the server:      p50 ${inServer.p50Ms} ms  p90 ${inServer.p90Ms} ms  p99 ${inServer.p99Ms} ms  p99.9 ${inServer.p999Ms} ms  (${inServer.shareWithin5ms}% within 5 ms)`);
-      console.log(`    server stalls: ${inServer.gcPauses} GC pauses, ${inServer.gcMs} ms in all; event-loop delay p99 ${inServer.eventLoopLagP99Ms} ms, max ${inServer.eventLoopLagMaxMs} ms`);
-      console.log(`    server thread waited for a core ${waited.waitMs} ms in all over ${waited.slices} times on a core (${(waited.waitMs / Math.max(1, waited.slices)).toFixed(2)} ms each on average)`);
+      if (inServer) {
+        console.log(`    inside the server:      p50 ${inServer.p50Ms} ms  p90 ${inServer.p90Ms} ms  p99 ${inServer.p99Ms} ms  p99.9 ${inServer.p999Ms} ms  (${inServer.shareWithin5ms}% within 5 ms)`);
+        console.log(`    server stalls: ${inServer.gcPauses} GC pauses, ${inServer.gcMs} ms in all; event-loop delay p99 ${inServer.eventLoopLagP99Ms} ms, max ${inServer.eventLoopLagMaxMs} ms`);
+      }
+      console.log(`    server ${side.ownMetrics ? 'thread' : 'threads (all)'} waited for a core ${waited.waitMs} ms in all over ${waited.slices} times on a core (${(waited.waitMs / Math.max(1, waited.slices)).toFixed(2)} ms each on average)`);
       console.log(`    generator stalls: ${g.gc.count} GC pauses, ${g.gc.totalMs} ms in all (max ${g.gc.maxMs}); event-loop delay p99 ${g.eventLoopDelayMs.p99} ms, max ${g.eventLoopDelayMs.max} ms; waited for a core ${g.waitedForCoreMs} ms; pacer woke >1.5 ms late ${fixed.pacer.wakesLaterThan1_5ms} times (max ${fixed.pacer.maxWakeLateMs} ms)`);
       fixedRuns.push({ ...fixed, serverCoreShare: fixedCpu / fixed.seconds, inServer, serverWaitedForCore: waited, loadBefore, loadAfter });
     }
@@ -415,8 +551,9 @@ async function overHttps(): Promise<Record<string, unknown>> {
       out.wrkPaced = paced;
     }
     const peak = memory(pid);
-    console.log(`  server memory: peak RSS (VmHWM) ${peak.peakMB} MB under the runs above; ${idle.rssMB} MB started and idle, ${peak.rssMB} MB at the end`);
-    Object.assign(out, { peakRssMB: peak.peakMB, endRssMB: peak.rssMB });
+    const parts = sampled();
+    console.log(`  server memory: peak RSS (VmHWM) ${peak.peakMB} MB under the runs above (largest anonymous ${parts.anonMB} MB, file-backed ${parts.fileMB} MB, sampled every 0.2 s); started and idle ${idle.rssMB} MB (anonymous ${idle.anonMB}, file-backed ${idle.fileMB}), ${peak.rssMB} MB at the end`);
+    Object.assign(out, { peakRssMB: peak.peakMB, peakAnonMB: parts.anonMB, peakFileMB: parts.fileMB, endRssMB: peak.rssMB });
     console.log(`  load average after: ${loadAverage()}`);
     return out;
   } finally {
@@ -425,6 +562,55 @@ async function overHttps(): Promise<Record<string, unknown>> {
   }
 }
 
-const results: Record<string, unknown> = { secondsPerRun, node: process.version, ...(latencyOnly ? {} : { inProcess: await inProcess() }) };
-if (!inProcessOnly) results.https = await overHttps();
+/** The two servers' figures side by side, with karmada-lite's as a multiple of karmada-webhook's. */
+function compare(lite: Record<string, any>, karmada: Record<string, any>): Record<string, unknown> {
+  const p99 = (r: Record<string, any>) => Math.max(...(r.fixedRate as Array<{ latencyMsFromSend: { p99: number } }>).map((f) => f.latencyMsFromSend.p99));
+  const rows: Array<[string, number, number, string]> = [
+    ['peak RSS (VmHWM), MB', lite.peakRssMB, karmada.peakRssMB, 'lower is better'],
+    ['  largest anonymous, MB', lite.peakAnonMB, karmada.peakAnonMB, ''],
+    ['  largest file-backed, MB', lite.peakFileMB, karmada.peakFileMB, ''],
+    ['idle RSS, MB', lite.idleRssMB, karmada.idleRssMB, ''],
+    ...(latencyOnly
+      ? []
+      : ([
+          ['reviews/s, /validate-propagationpolicy', lite.nodePerSecond, karmada.nodePerSecond, 'higher is better'],
+          ['reviews/s, /mutate-propagationpolicy', lite.mutatePerSecond, karmada.mutatePerSecond, 'higher is better'],
+          ['server CPU per validating review, µs', lite.nodeServerCpuUsPerReview, karmada.nodeServerCpuUsPerReview, 'lower is better'],
+        ] as Array<[string, number, number, string]>)),
+    ['p99 at 1,000/s from send time, ms (worst run)', p99(lite), p99(karmada), 'lower is better'],
+  ];
+  console.log(`\nside by side (karmada-lite / karmada-webhook):`);
+  console.log(`  ${'what'.padEnd(48)} ${'karmada-lite'.padStart(13)} ${'karmada-webhook'.padStart(16)} ${'ratio'.padStart(7)}`);
+  const out: Record<string, unknown> = {};
+  for (const [what, a, b, note] of rows) {
+    const ratio = Math.round((a / b) * 100) / 100;
+    console.log(`  ${what.padEnd(48)} ${String(a).padStart(13)} ${String(b).padStart(16)} ${`${ratio}×`.padStart(7)}  ${note}`);
+    out[what.trim()] = { karmadaLite: a, karmadaWebhook: b, ratio };
+  }
+  return out;
+}
+
+const karmadaBin = inProcessOnly ? undefined : karmadaWebhook();
+const results: Record<string, unknown> = { secondsPerRun, node: process.version, ...(latencyOnly || httpsOnly ? {} : { inProcess: await inProcess() }) };
+if (!inProcessOnly) {
+  const dir = mkdtempSync(join(tmpdir(), 'karmada-lite-bench-'));
+  const pki = makePki(dir);
+  // One certificate for both servers, as tls.crt / tls.key in one folder: karmada-webhook's --cert-dir names.
+  pki.issue(join(dir, 'tls.crt'), join(dir, 'tls.key'), 'bench');
+  const bodies = { validate: join(dir, 'review.json'), mutate: join(dir, 'mutate.json') };
+  writeFileSync(bodies.validate, reviewBody('validate'));
+  writeFileSync(bodies.mutate, reviewBody('mutate'));
+  const shared = { dir, pki, bodies };
+  const lite = await overHttps(liteSide, shared);
+  results.https = lite;
+  if (karmadaBin) {
+    const kubeconfig = join(dir, 'kubeconfig');
+    // Nothing listens at port 1: the measured paths never call the API server, and nothing else is started that would.
+    writeFileSync(kubeconfig, 'apiVersion: v1\nkind: Config\nclusters:\n- name: none\n  cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}\ncontexts:\n- name: none\n  context: {cluster: none, user: none}\ncurrent-context: none\nusers:\n- name: none\n  user: {token: none}\n');
+    const karmada = await overHttps(karmadaSide(karmadaBin, kubeconfig), shared);
+    results.karmadaWebhook = karmada;
+    results.sideBySide = compare(lite, karmada);
+  }
+}
+if (builtDir) rmSync(builtDir, { recursive: true, force: true });
 console.log('\n' + JSON.stringify(results));

@@ -19,23 +19,16 @@ import {
 import { coreGateOptions, CoreFeatureGates } from '../api/feature-gates.js';
 import { coreControllers, selectControllers } from '../core/controllers.js';
 import { compileSkippedNamespaces } from '../core/namespace.js';
+import { parseGoDuration } from '../core/duration.js';
 import { withCoreDefaults, type CoreOptions } from '../core/ports.js';
 import { loadInterpreterLibraries, type InterpreterLibraries } from '../interpreter/library.js';
 
 /** Go-style durations as Karmada's flags take them: 5ms, 1000s, 1m30s; a bare number is seconds. Milliseconds. */
 export function parseDuration(flag: string, v: string): number {
   if (/^\d+(\.\d+)?$/.test(v)) return Number(v) * 1000;
-  const unit: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  let total = 0;
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
-  let m: RegExpExecArray | null;
-  let end = 0;
-  while ((m = re.exec(v))) {
-    total += Number(m[1]) * unit[m[2]!]!;
-    end = re.lastIndex;
-  }
-  if (end !== v.length || end === 0) throw new Error(`${flag} must be a duration like 5ms, 10s or 1m, got ${v}`);
-  return total;
+  const ms = parseGoDuration(v);
+  if (ms === undefined) throw new Error(`${flag} must be a duration like 5ms, 10s or 1m, got ${v}`);
+  return ms;
 }
 
 /** The parsed values commander hands over for the flags below. */

@@ -1,6 +1,9 @@
+// First: the webhook's young generation is held before any other module allocates (early-heap.ts).
+import './early-heap.js';
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
 import { addVerbosityFlag } from './verbosity.js';
+import { commandWord } from './command-word.js';
 
 type Register = (program: Command) => void;
 
@@ -44,11 +47,7 @@ export const COMMANDS: ReadonlyArray<readonly [name: string, load: () => Promise
  * that walks the whole tree (completion).
  */
 export function commandsFor(argv: readonly string[]): typeof COMMANDS {
-  let word: string | undefined;
-  for (let i = 0; i < argv.length && word === undefined; i++) {
-    if (argv[i] === '-v' || argv[i] === '--v') i++; // -v's level is the next word, not a command
-    else if (!argv[i].startsWith('-')) word = argv[i];
-  }
+  const word = commandWord(argv);
   if (word === undefined && argv.includes('--version')) return []; // the version needs no command
   const named = COMMANDS.find(([name]) => name === word);
   return named && !named[2] ? [named] : COMMANDS;

@@ -6,7 +6,7 @@
  */
 import { Option, type Command } from 'commander';
 import type { Level } from '../runtime/log.js';
-import { InputError } from '../io/documents.js';
+import { InputError } from '../io/input-error.js';
 
 let current = 0;
 

@@ -5,6 +5,7 @@
  */
 import {
   AppliedPlacementAnnotation,
+  BindingScheduled,
   ClusterConditionReady,
   ClusterResourceBindingAnnotation,
   generateExecutionSpaceName,
@@ -188,6 +189,12 @@ function allBindings(reader: ObjectReader): string[] {
 }
 
 
+/** Bindings whose current generation the scheduler has not placed: not acted on yet, or Scheduled not True. */
+function unscheduledBindings(reader: ObjectReader): string[] {
+  const pending = (b: Binding) => b.status?.schedulerObservedGeneration !== b.metadata.generation || findCondition(b.status?.conditions, BindingScheduled)?.status !== 'True';
+  return [...reader.list(RB), ...reader.list(CRB)].filter(pending).map(key);
+}
+
 /** The bindings whose owner reference names this template (a namespaced template's are in its namespace). */
 function bindingsOwnedBy(template: KObject, reader: ObjectReader): Binding[] {
   const uid = template.metadata.uid;
@@ -281,7 +288,14 @@ export function coreControllers(opts: ControllerOptions): ControllerSpec[] {
           return [...own, ...workloadGroupPeerKeys(c.object, reader).map(key)];
         }
         if (isChangeOf(c, CLUSTER)) {
-          if (c.type === 'MODIFIED' && c.old && deepEqual(c.old.spec, c.object.spec) && deepEqual(c.old.metadata.labels, c.object.metadata.labels) && deepEqual(c.old.status, c.object.status) && !!c.old.metadata.deletionTimestamp === !!c.object.metadata.deletionTimestamp) return [];
+          const old = c.type === 'MODIFIED' ? c.old : undefined;
+          if (old && deepEqual(old.spec, c.object.spec) && deepEqual(old.metadata.labels, c.object.metadata.labels) && !!old.metadata.deletionTimestamp === !!c.object.metadata.deletionTimestamp) {
+            // Only the status moved (readiness, APIs, the resource summary at every probe while Pods come and go).
+            // Karmada's scheduler ignores such changes; here the bindings still waiting for a placement try again
+            // (a member turning Ready or gaining room may be what they wait for), and placed ones stay as they are:
+            // waking all of them at every probe kept a thousand Duplicated bindings rescheduling during creates.
+            return deepEqual(old.status, c.object.status) ? [] : unscheduledBindings(reader);
+          }
           return allBindings(reader);
         }
         return [];

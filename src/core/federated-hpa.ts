@@ -29,7 +29,8 @@ import { Quantity, tryParseQuantity } from '../quantity/quantity.js';
 import { CLUSTER, FHPA, RB } from './kinds.js';
 import { findCondition, groupOf, parseRefKey, refOf, rfc3339, withMetaAndSpec, type KObject } from './object.js';
 import { emptyResult, type CoreEvent, type ReconcileContext, type ReconcileResult, type Write } from './ports.js';
-import { matchLabelSelector, type LabelSelector } from './selectors.js';
+import { matchLabelSelector, selectorString, type LabelSelector } from './selectors.js';
+import { parseGoDuration } from './duration.js';
 
 /** The name karmada-lite's --controllers knows it by (Karmada's federatedHorizontalPodAutoscaler). */
 export const FHPA_CONTROLLER = 'federated-hpa';
@@ -128,30 +129,6 @@ const milli = (v: string | number | undefined): number | undefined => {
 /** A milli-value as resource.NewMilliQuantity(v, DecimalSI) prints it. */
 const milliQuantity = (v: number): string => Quantity.fromMilli(Math.trunc(v)).toString();
 
-/** A Go duration of metrics-server's form (`30s`, `1m0s`, `500ms`) in milliseconds; 0 when unreadable. */
-export function durationMs(d: string | undefined): number {
-  if (!d) return 0;
-  let total = 0;
-  const re = /(\d+(?:\.\d+)?)(ms|h|m|s)/g;
-  let m: RegExpExecArray | null;
-  while ((m = re.exec(d)) !== null) total += Number(m[1]) * ({ h: 3_600_000, m: 60_000, s: 1000, ms: 1 }[m[2] ?? 's'] ?? 0);
-  return total;
-}
-
-/** A LabelSelector as a query string (`app=web,tier in (a,b)`), as labels.Selector.String() writes it. */
-export function selectorString(sel: LabelSelector): string {
-  const parts = Object.entries(sel.matchLabels ?? {})
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([k, v]) => `${k}=${v}`);
-  for (const e of sel.matchExpressions ?? []) {
-    const values = [...(e.values ?? [])].sort().join(',');
-    if (e.operator === 'In') parts.push(`${e.key} in (${values})`);
-    else if (e.operator === 'NotIn') parts.push(`${e.key} notin (${values})`);
-    else if (e.operator === 'Exists') parts.push(e.key);
-    else if (e.operator === 'DoesNotExist') parts.push(`!${e.key}`);
-  }
-  return parts.join(',');
-}
 
 const isLabelSelector = (v: unknown): v is LabelSelector => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -311,7 +288,7 @@ function resourceMetrics(reads: ReadonlyArray<{ cluster: string; read: PodMetric
         const c = m.containers.find((x) => x.name === container);
         if (!c) containerMissing ??= `failed to get container metrics: container ${container} not present in metrics for pod ${namespace}/${m.name}`;
         const v = milli(c?.usage?.[resource]);
-        if (v !== undefined) out.set(`${cluster}/${m.name}`, { value: v, timestamp: Date.parse(m.timestamp ?? '') || 0, windowMs: durationMs(m.window) });
+        if (v !== undefined) out.set(`${cluster}/${m.name}`, { value: v, timestamp: Date.parse(m.timestamp ?? '') || 0, windowMs: parseGoDuration(m.window ?? '') ?? 0 });
         continue;
       }
       let sum = 0;
@@ -324,7 +301,7 @@ function resourceMetrics(reads: ReadonlyArray<{ cluster: string; read: PodMetric
         }
         sum += v;
       }
-      if (!missing) out.set(`${cluster}/${m.name}`, { value: sum, timestamp: Date.parse(m.timestamp ?? '') || 0, windowMs: durationMs(m.window) });
+      if (!missing) out.set(`${cluster}/${m.name}`, { value: sum, timestamp: Date.parse(m.timestamp ?? '') || 0, windowMs: parseGoDuration(m.window ?? '') ?? 0 });
     }
   }
   if (items === 0 && errors.length > 0) return `unable to fetch metrics from resource metrics API: ${errors[0]}`;

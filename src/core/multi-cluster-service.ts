@@ -352,23 +352,27 @@ export function reconcileMultiClusterService(ctx: ReconcileContext, key: string)
   return syncMultiClusterService(ctx, mcs);
 }
 
+/**
+ * Why a provider or consumer cluster cannot take part, as the Warning Karmada records on the MultiClusterService
+ * (absent, not Ready, or serving no EndpointSlice API); undefined when it can.
+ */
+function unusableCluster(reader: ReconcileContext['reader'], mcs: MultiClusterService, name: string, role: 'Provider' | 'Consumer', propagating: string, source: string): CoreEvent | undefined {
+  const cluster = reader.get(CLUSTER, undefined, name);
+  if (!cluster) return event(mcs, 'Warning', EventReasonClusterNotFound, `${role} cluster ${name} is not found`, source);
+  if (!isClusterReady(cluster)) return event(mcs, 'Warning', EventReasonSyncServiceFailed, `${role} cluster ${name} is not ready, skip to propagate ${propagating}`, source);
+  if (endpointSliceDisabled(cluster)) return event(mcs, 'Warning', EventReasonAPIIncompatible, `${role} cluster ${name} does not support EndpointSlice`, source);
+  return undefined;
+}
+
 function syncMultiClusterService(ctx: ReconcileContext, mcs: MultiClusterService): ReconcileResult {
   const { reader } = ctx;
   const writes: Write[] = [];
   const events: CoreEvent[] = [];
   const providers = providerClusters(reader, mcs);
   for (const name of providers) {
-    const cluster = reader.get(CLUSTER, undefined, name);
-    if (!cluster) {
-      events.push(event(mcs, 'Warning', EventReasonClusterNotFound, `Provider cluster ${name} is not found`, MCS_SOURCE));
-      continue;
-    }
-    if (!isClusterReady(cluster)) {
-      events.push(event(mcs, 'Warning', EventReasonSyncServiceFailed, `Provider cluster ${name} is not ready, skip to propagate MultiClusterService`, MCS_SOURCE));
-      continue;
-    }
-    if (endpointSliceDisabled(cluster)) {
-      events.push(event(mcs, 'Warning', EventReasonAPIIncompatible, `Provider cluster ${name} does not support EndpointSlice`, MCS_SOURCE));
+    const unusable = unusableCluster(reader, mcs, name, 'Provider', 'MultiClusterService', MCS_SOURCE);
+    if (unusable) {
+      events.push(unusable);
       continue;
     }
     writes.push(...ensureWork(reader, markerWork(mcs, name)));
@@ -546,17 +550,9 @@ export function reconcileEndpointSliceDispatch(ctx: ReconcileContext, key: strin
   }
   for (const consumer of consumers) {
     if (consumer === provider) continue;
-    const cluster = reader.get(CLUSTER, undefined, consumer);
-    if (!cluster) {
-      events.push(event(mcs, 'Warning', EventReasonClusterNotFound, `Consumer cluster ${consumer} is not found`, DISPATCH_SOURCE));
-      continue;
-    }
-    if (!isClusterReady(cluster)) {
-      events.push(event(mcs, 'Warning', EventReasonSyncServiceFailed, `Consumer cluster ${consumer} is not ready, skip to propagate EndpointSlice`, DISPATCH_SOURCE));
-      continue;
-    }
-    if (endpointSliceDisabled(cluster)) {
-      events.push(event(mcs, 'Warning', EventReasonAPIIncompatible, `Consumer cluster ${consumer} does not support EndpointSlice`, DISPATCH_SOURCE));
+    const unusable = unusableCluster(reader, mcs, consumer, 'Consumer', 'EndpointSlice', DISPATCH_SOURCE);
+    if (unusable) {
+      events.push(unusable);
       continue;
     }
     const desired = dispatchedWork(w, mcs, provider, consumer);

@@ -13,7 +13,7 @@ import {
   SchedulerName,
 } from '../api/constants.js';
 import { bindingType, CLUSTER, is, RB, type Binding } from './kinds.js';
-import { groupPeers } from '../scheduler/workload-affinity.js';
+import { groupPeers, sharedGroups } from '../scheduler/workload-affinity.js';
 import { chargeScheduledBinding } from './federated-resource-quota.js';
 import { errorMessage } from '../json/error.js';
 import { deepClone, deepEqual } from '../json/value.js';
@@ -48,10 +48,8 @@ export function workloadGroupPeerKeys(b: Binding, reader: ObjectReader): Binding
   const groups = b.spec?.workloadAffinityGroups;
   if (!is(b, RB) || !(groups?.affinityGroup || groups?.antiAffinityGroup)) return [];
   return reader.list(RB, { namespace: b.metadata.namespace }).filter((o) => {
-    const g = o.spec?.workloadAffinityGroups;
-    if (o.metadata.name === b.metadata.name || !g) return false;
-    if (!((groups.affinityGroup && g.affinityGroup === groups.affinityGroup) || (groups.antiAffinityGroup && g.antiAffinityGroup === groups.antiAffinityGroup))) return false;
-    return o.status?.conditions?.find((c) => c.type === BindingScheduled)?.status !== 'True';
+    const shared = sharedGroups(b, o);
+    return (shared.affinity || shared.antiAffinity) && o.status?.conditions?.find((c) => c.type === BindingScheduled)?.status !== 'True';
   });
 }
 

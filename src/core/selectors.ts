@@ -99,3 +99,18 @@ function matchable(cluster: ClusterView): MatchableCluster {
   matchables.set(cluster, c);
   return c;
 }
+
+/** A LabelSelector as a query string (`app=web,tier in (a,b)`), as labels.Selector.String() writes it. */
+export function selectorString(sel: LabelSelector): string {
+  const parts = Object.entries(sel.matchLabels ?? {})
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, v]) => `${k}=${v}`);
+  for (const e of sel.matchExpressions ?? []) {
+    const values = [...(e.values ?? [])].sort().join(',');
+    if (e.operator === 'In') parts.push(`${e.key} in (${values})`);
+    else if (e.operator === 'NotIn') parts.push(`${e.key} notin (${values})`);
+    else if (e.operator === 'Exists') parts.push(e.key);
+    else if (e.operator === 'DoesNotExist') parts.push(`!${e.key}`);
+  }
+  return parts.join(',');
+}

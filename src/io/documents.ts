@@ -2,6 +2,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, normalize } from 'node:path';
 import { isCollection, parse, parseAllDocuments, visit } from 'yaml';
 import { indentQuotedContinuations } from './yaml-quoted.js';
+import { InputError } from './input-error.js';
 
 /** One parsed document with where it came from, so every error can name the file and the index. */
 export interface SourceDocument {
@@ -43,12 +44,7 @@ export interface Input {
 }
 
 /** Raised for input that cannot be read at all (missing file, bad YAML): callers map it to exit code 2. */
-export class InputError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'InputError';
-  }
-}
+export { InputError };
 
 const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 const HELM_FILE = /^(Chart\.(ya?ml|lock)|values([.-].*)?\.(ya?ml|json))$/;

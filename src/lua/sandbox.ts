@@ -16,9 +16,12 @@
  *   them (convert.ts ConvertedArgs).
  * - Memory: strings are counted as they are built; heap and external memory are sampled in the hook.
  *   The state is not re-entrant and keeps serving after any failure.
+ * - Engine: with `engine: 'auto'` a script the compiler takes runs as JavaScript compiled once
+ *   (compiled/), with the same budgets, libraries and texts; its results land on this state's stack for
+ *   the same result readers. Any other script runs here as before.
  */
 import { getHeapStatistics } from 'node:v8';
-import { ConvertedArgs, installLazyMeta, ResultSizeError } from './convert.js';
+import { ConvertedArgs, installLazyMeta, lazyTables, ResultSizeError } from './convert.js';
 import {
   fengariInternals,
   installPatches,
@@ -45,6 +48,9 @@ import { boundMessage, messageFromBytes } from './message.js';
 import { chunkIsReusable } from './reuse.js';
 import { newProtected, openLibraries, pushRecordingProxy, resetProtected, type Libraries, type Protected } from './stdlib.js';
 import { gopherCompileMessage, lua51Violation } from './syntax.js';
+import { CompiledEngine, EntryError } from './compiled/engine.js';
+import { LuaError, type RuntimeHost } from './compiled/runtime.js';
+import { fromJs } from './compiled/table.js';
 
 export interface SandboxOptions {
   /** Wall-clock budget per call in milliseconds (default 1000, Karmada's 1 s). */
@@ -62,6 +68,11 @@ export interface SandboxOptions {
    * 'karmada': both refused with Karmada's text, as in every RIC script.
    */
   stringLibrary?: 'karmada' | 'argocd';
+  /**
+   * 'auto': scripts the compiler takes (compiled/) run as JS compiled once, the others on fengari; decided
+   * once per script. Default 'fengari'.
+   */
+  engine?: 'fengari' | 'auto';
 }
 
 /**
@@ -162,8 +173,12 @@ export class LuaSandbox {
    * addresses, print): a call during which this did not move is a pure function of what it read.
    */
   impureCalls = 0;
+  /** The compiling path ('auto'), or null. */
+  readonly compiledEngine: CompiledEngine | null = null;
+  private readonly compiledHost: RuntimeHost;
 
-  constructor(opts: SandboxOptions = {}) {
+  constructor(readonly options: SandboxOptions = {}) {
+    const opts = options;
     installPatches();
     this.budgetMs = opts.budgetMs ?? 1000;
     this.memoryLimitBytes = opts.memoryLimitBytes ?? 256 * 1024 * 1024;
@@ -239,6 +254,19 @@ export class LuaSandbox {
     });
     lua.lua_sethook(L, (L: LuaState) => this.hook(L, true), lua.LUA_MASKCOUNT, HOOK_EVERY);
     this.resetStack();
+    this.compiledHost = {
+      tick: () => this.hook(L, false),
+      stringBuilt: (bytes) => {
+        if (!this.call) return;
+        this.acc.stringBytes += bytes;
+        if (bytes > MAX_STRING_BYTES || this.acc.stringBytes > this.acc.limit) this.acc.onStringLimit(L, bytes);
+        if (bytes > 65536) this.hook(L, false);
+      },
+      impure: () => {
+        this.impureCalls++;
+      },
+    };
+    if (opts.engine === 'auto') this.compiledEngine = new CompiledEngine(L, this.libs.baseRef, this.maxCached);
   }
 
   /**
@@ -342,6 +370,11 @@ export class LuaSandbox {
     }
     let reuseEnv: Protected | null = null;
     try {
+      const js = this.compiledEngine?.chunk(script);
+      if (js) {
+        const out = this.runCompiled(js, fnName, pushArgs, nresults, read, ctx);
+        if (out !== HOST_METATABLES) return out as T;
+      }
       const chunk = this.compiled(script);
       if (typeof chunk === 'string') throw new LuaScriptError(chunk, 'compile');
       noteLongString(L, chunk.longestConstant);
@@ -386,6 +419,55 @@ export class LuaSandbox {
       this.call = null;
       if (++this.calls % STACK_RESET_EVERY === 0) this.resetStack();
     }
+  }
+
+  /** run() on the compiling path: the results pushed onto the fengari stack for `read`, as fengari's would be. */
+  private runCompiled<T, C>(
+    chunk: NonNullable<ReturnType<CompiledEngine['chunk']>>,
+    fnName: string,
+    pushArgs: ((L: LuaState) => number) | readonly unknown[],
+    nresults: number,
+    read: ResultReader<T, C>,
+    ctx: C | undefined,
+  ): T | typeof HOST_METATABLES {
+    const L = this.L;
+    const engine = this.compiledEngine!;
+    let args: unknown[];
+    lua.lua_settop(L, 0);
+    if (typeof pushArgs === 'function') {
+      const n = pushArgs(L);
+      // A host that pushes tables with metatables of its own (tests do): only fengari runs those.
+      for (let i = 1; i <= n; i++) {
+        if (hasForeignMetatable(L, i)) {
+          lua.lua_settop(L, 0);
+          return HOST_METATABLES;
+        }
+      }
+      args = [];
+      for (let i = 1; i <= n; i++) args.push(engine.rt.toValue(i));
+      lua.lua_settop(L, 0);
+    } else {
+      args = new Array(pushArgs.length);
+      for (let i = 0; i < pushArgs.length; i++) args[i] = fromJs(pushArgs[i]);
+    }
+    let results: unknown[];
+    try {
+      results = engine.call(chunk, fnName, args, this.compiledHost);
+    } catch (e) {
+      if (e instanceof EntryError) throw new LuaScriptError(e.message, 'runtime');
+      if (e instanceof LuaError && !this.call?.aborted) {
+        lua.lua_settop(L, 0);
+        engine.rt.pushValue(e.value);
+        throw this.failure();
+      }
+      throw e;
+    }
+    lua.lua_settop(L, 0);
+    lua.lua_checkstack(L, nresults + 4);
+    for (let i = 0; i < nresults; i++) engine.rt.pushValue(results[i]);
+    const out = read(L, nresults, ctx as C);
+    this.checkDeadline();
+    return out;
   }
 
   /**
@@ -547,6 +629,29 @@ export class LuaSandbox {
     for (const p of this.libs.protectedTables) if (p.dirty) resetProtected(L, p);
     if (extra !== null && extra.dirty) resetProtected(L, extra);
   }
+}
+
+/** runCompiled's answer when the arguments need fengari after all. */
+const HOST_METATABLES: unique symbol = Symbol('host metatables');
+
+/** Whether the value at idx is, or holds, a table with a metatable other than a converted object's. */
+function hasForeignMetatable(L: LuaState, idx: number, seen = new Set<object>()): boolean {
+  if (lua.lua_type(L, idx) !== lua.LUA_TTABLE) return false;
+  const t = L.stack[idx > 0 ? L.ci.funcOff + idx : L.top + idx].value as { metatable: unknown };
+  if (seen.has(t)) return false;
+  seen.add(t);
+  if (t.metatable !== null && t.metatable !== undefined && lazyTables.get(t) === undefined) return true;
+  const abs = idx > 0 ? idx : lua.lua_gettop(L) + idx + 1;
+  lua.lua_checkstack(L, 3);
+  lua.lua_pushnil(L);
+  while (lua.lua_next(L, abs) !== 0) {
+    if (hasForeignMetatable(L, -1, seen) || hasForeignMetatable(L, -2, seen)) {
+      lua.lua_pop(L, 2);
+      return true;
+    }
+    lua.lua_pop(L, 1);
+  }
+  return false;
 }
 
 /** Karmada's checks on the entry function: `not found function F`, `F is not a function: <type>`. */

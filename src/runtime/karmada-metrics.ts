@@ -18,15 +18,10 @@ import type { ObjectChange, ObjectReader, ScheduleFn, Write } from '../core/port
 import { SCHEDULER } from '../core/scheduling.js';
 import type { AlgorithmObserver, ScheduleStep } from '../scheduler/index.js';
 import { VERSION } from '../version.js';
+import { exponentialBuckets } from './buckets.js';
 import type { ReconcileDetail } from './runner.js';
 
-/**
- * prometheus.ExponentialBuckets(start, factor, count). Rounded to 15 digits, so that a bound prints as Go
- * prints it (`le="1e-05"`, not the float error of 1e-8 * 10 ** 3).
- */
-export function exponentialBuckets(start: number, factor: number, count: number): number[] {
-  return Array.from({ length: count }, (_, i) => Number((start * factor ** i).toPrecision(15)));
-}
+export { exponentialBuckets };
 
 /** Karmada's Subsystem for the scheduler's own metrics (no Namespace: the names start with it). */
 const SCHEDULER_SUBSYSTEM = 'karmada_scheduler';

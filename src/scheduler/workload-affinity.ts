@@ -36,19 +36,27 @@ export interface GroupedBinding {
  */
 export function groupPeers(b: GroupedBinding, bindings: Iterable<GroupedBinding>): WorkloadGroupPeers | undefined {
   const groups = b.spec?.workloadAffinityGroups;
-  const affinity = groups?.affinityGroup ?? '';
-  const anti = groups?.antiAffinityGroup ?? '';
-  if (affinity === '' && anti === '') return undefined;
+  if (!groups?.affinityGroup && !groups?.antiAffinityGroup) return undefined;
   const peers: { affinity: string[][]; antiAffinity: string[][] } = { affinity: [], antiAffinity: [] };
   for (const o of bindings) {
-    if (o.metadata.namespace !== b.metadata.namespace || o.metadata.name === b.metadata.name) continue;
-    const g = o.spec?.workloadAffinityGroups;
-    if (!g) continue;
+    const shared = sharedGroups(b, o);
+    if (!shared.affinity && !shared.antiAffinity) continue;
     const targets = (o.spec?.clusters ?? []).map((t) => t.name);
-    if (affinity !== '' && g.affinityGroup === affinity) peers.affinity.push(targets);
-    if (anti !== '' && g.antiAffinityGroup === anti) peers.antiAffinity.push(targets);
+    if (shared.affinity) peers.affinity.push(targets);
+    if (shared.antiAffinity) peers.antiAffinity.push(targets);
   }
   return peers;
+}
+
+/** Which of `b`'s workload groups another binding of its namespace is in (never `b` itself). */
+export function sharedGroups(b: GroupedBinding, o: GroupedBinding): { affinity: boolean; antiAffinity: boolean } {
+  const mine = b.spec?.workloadAffinityGroups;
+  const theirs = o.spec?.workloadAffinityGroups;
+  if (!mine || !theirs || o.metadata.namespace !== b.metadata.namespace || o.metadata.name === b.metadata.name) return { affinity: false, antiAffinity: false };
+  return {
+    affinity: !!mine.affinityGroup && theirs.affinityGroup === mine.affinityGroup,
+    antiAffinity: !!mine.antiAffinityGroup && theirs.antiAffinityGroup === mine.antiAffinityGroup,
+  };
 }
 
 /**

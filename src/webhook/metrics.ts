@@ -8,7 +8,7 @@
 import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { exponentialBuckets } from '../runtime/karmada-metrics.js';
+import { exponentialBuckets } from '../runtime/buckets.js';
 
 /** Fine below 5 ms (the latency target at 1,000 reviews/s), then doubling, so a stall is still placed. */
 export const DURATION_BUCKETS_SECONDS = [

@@ -32,6 +32,11 @@ describe('commands load lazily', () => {
     }
   });
 
+  it('webhook loads neither the YAML parser nor the core nor the scheduler: a review needs none of them', async () => {
+    const inputs = [...(await staticInputs('src/cli/main.ts')), ...(await staticInputs('src/cli/commands/webhook.ts'))];
+    expect(inputs.filter((i) => i.includes('node_modules/yaml/') || i.includes('src/io/documents.ts') || i.includes('src/core/') || i.includes('src/scheduler/'))).toEqual([]);
+  });
+
   it('webhook loads the Lua VM (fengari) only when a ResourceInterpreterCustomization is reviewed', async () => {
     const lua = (inputs: string[]) => inputs.filter((i) => i.includes('node_modules/fengari') || i.includes('src/lua/') || i.endsWith('src/validation/lua-compile.ts'));
     expect(lua(await staticInputs('src/cli/commands/webhook.ts'))).toEqual([]);

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { coreControllers } from '../../src/core/controllers.js';
 import { reconcileCronFederatedHPA } from '../../src/core/cron-federated-hpa.js';
-import { FHPA_CONTROLLER, reconcileFederatedHPA, selectorString, type CustomMetricsRead, type PodMetricsRead } from '../../src/core/federated-hpa.js';
+import { FHPA_CONTROLLER, reconcileFederatedHPA, type CustomMetricsRead, type PodMetricsRead } from '../../src/core/federated-hpa.js';
+import { selectorString } from '../../src/core/selectors.js';
 import { CRON_FHPA, FHPA } from '../../src/core/kinds.js';
 import { refKey, type KObject } from '../../src/core/object.js';
 import { withCoreDefaults, type ReconcileContext, type ReconcileResult } from '../../src/core/ports.js';

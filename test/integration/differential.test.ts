@@ -275,7 +275,17 @@ describe('differential: embedded control plane = controller on the real apiserve
   for (const c of CASES) {
     itWithFleet(c.name, async () => {
       const cp = new ControlPlane({ start: new Date() });
-      for (const m of MEMBERS) cp.apply({ apiVersion: CLUSTER.apiVersion, kind: CLUSTER.kind, metadata: { name: m }, spec: { syncMode: 'Push' } });
+      // The members' capacity is an input too: the scheduler orders a Duplicated binding's clusters by their
+      // available replicas when it places it, and a placed binding is not placed again as Pods come and go.
+      // The embedded members get the live Clusters' summaries as they stand before each write the scheduler acts on.
+      const syncCapacity = async () => {
+        for (const m of MEMBERS) {
+          const live = await get(host, `/apis/cluster.karmada.io/v1alpha1/clusters/${m}`);
+          const status = { ...(live?.status?.resourceSummary ? { resourceSummary: live.status.resourceSummary } : {}), ...(live?.status?.nodeSummary ? { nodeSummary: live.status.nodeSummary } : {}) };
+          cp.apply({ apiVersion: CLUSTER.apiVersion, kind: CLUSTER.kind, metadata: { name: m }, spec: { syncMode: 'Push' }, ...(Object.keys(status).length ? { status } : {}) });
+        }
+      };
+      await syncCapacity();
       // Both sides get every object as the apiserver stored it (CRD defaults such as conflictResolution
       // Abort applied), as `plan` does with live exports: the same inputs, so only the decisions can differ.
       for (const p of c.policies) {
@@ -293,6 +303,7 @@ describe('differential: embedded control plane = controller on the real apiserve
           unhealthy.add(m);
           cp.setMemberState(m, { apiVersion: 'apps/v1', kind: 'Deployment', namespace: NS, name: c.template.metadata.name! }, { health: 'Unhealthy' });
         }
+        if (step.policySpec || step.templateSpec) await syncCapacity();
         if (step.policySpec) {
           const p = c.policies[0]!;
           const cur = await get(host, pathOf(p));

@@ -12,6 +12,7 @@ import { CLUSTER, is } from '../../core/kinds.js';
 import type { KObject } from '../../core/object.js';
 import { fleetInputOfPlan, fleetReport } from '../../report/model.js';
 import { reportHtml } from '../../report/html.js';
+import { parseGoDuration } from '../../core/duration.js';
 
 interface PlanFlags extends CoreFlags, InputFlags, InterpreterLibraryFlags {
   filename?: string[];
@@ -27,12 +28,12 @@ interface PlanFlags extends CoreFlags, InputFlags, InterpreterLibraryFlags {
   exitCode?: boolean;
 }
 
-/** `30s`, `5m`, `2h`, or plain seconds. */
+/** `30s`, `5m`, `1h30m`, or plain seconds; in seconds. */
 function parseDuration(v: string): number {
-  const m = /^(\d+(?:\.\d+)?)(s|m|h)?$/.exec(v.trim());
-  if (!m) throw new InputError(`--run-for: ${v} is not a duration; use seconds or a number with s, m or h (e.g. 300, 5m)`);
-  const n = Number(m[1]);
-  return m[2] === 'h' ? n * 3600 : m[2] === 'm' ? n * 60 : n;
+  const t = v.trim();
+  const ms = /^\d+(\.\d+)?$/.test(t) ? Number(t) * 1000 : parseGoDuration(t);
+  if (ms === undefined) throw new InputError(`--run-for: ${v} is not a duration; use seconds or a number with s, m or h (e.g. 300, 5m, 1h30m)`);
+  return ms / 1000;
 }
 
 const PLAN_OUTPUTS = ['yaml', 'json', 'table', 'wide', 'name', 'jsonpath', 'custom-columns', 'html'] as const;

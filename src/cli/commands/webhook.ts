@@ -7,6 +7,7 @@ import { ROUTES, type ReviewContext } from '../../webhook/review.js';
 import { DELETION_PROTECTION_PATH } from '../../webhook/deletion-protection.js';
 import { DeletionProtectionAlways, DeletionProtectionLabel } from '../../api/constants.js';
 import { serveUntilSignal } from '../serve.js';
+import { WEBHOOK_YOUNG_GENERATION_MB } from '../early-heap.js';
 import { loadKubeConfig } from '../kubeconfig.js';
 import { logLevelFor } from '../verbosity.js';
 
@@ -68,8 +69,9 @@ Examples:
     .action(async (opts: WebhookOptions) => {
       let server: WebhookServer;
       try {
-        // A young generation of 4 MB per semi-space, not 16: the peak under load about 15 MB lower (src/webhook/heap.ts)
-        capYoungGeneration(4);
+        // The young generation held where it is (1 MB per semi-space when the CLI started it: early-heap.ts),
+        // not grown to 16 MB per semi-space under load (src/webhook/heap.ts)
+        capYoungGeneration(WEBHOOK_YOUNG_GENERATION_MB);
         // -v 4 or more (kubectl's verbosity, on every command) logs at debug level.
         server = new WebhookServer(await toServerOptions({ ...opts, logLevel: logLevelFor(opts.logLevel) }));
         await server.start();

@@ -1,0 +1,5 @@
+module karmada-lite/bench/gopher-lua
+
+go 1.23
+
+require github.com/yuin/gopher-lua v1.1.2
