@@ -565,6 +565,23 @@ export async function unjoin(run: UnjoinRun): Promise<Change[]> {
   return changes;
 }
 
+/**
+ * Takes the aggregationRule off an aggregated ClusterRole before anything is deleted. kube-controller-manager's
+ * aggregation controller writes an aggregated role's rules with a server-side apply whenever a ClusterRole changes,
+ * from its own cache: deleting the labelled roles and then the aggregate let it apply the aggregate again after
+ * its deletion, which created it anew (a second unregister then found it). A role its cache holds without the
+ * rule is never written by it.
+ */
+async function stopAggregating(rest: RestClient, o: Pick<KObject, 'apiVersion' | 'kind' | 'metadata'> & { aggregationRule?: unknown }, dryRun: DryRunMode): Promise<void> {
+  if (o.kind !== 'ClusterRole' || !o.aggregationRule) return;
+  const path = await rest.pathFor(o.apiVersion, o.kind, undefined, o.metadata.name);
+  const stored = await getIfPresent<KObject & { aggregationRule?: unknown }>(rest, path);
+  if (!stored?.aggregationRule || stored.metadata.deletionTimestamp) return;
+  await rest.request('PATCH', path, { body: { aggregationRule: null }, contentType: 'application/merge-patch+json', query: dryRun === 'server' ? { dryRun: 'All' } : {} }).catch((e: unknown) => {
+    if (!(e instanceof ApiError && e.code === 404)) throw e;
+  });
+}
+
 export async function unregister(run: UnregisterRun): Promise<Change[]> {
   const changes: Change[] = [];
   const note: Note = (c) => {
@@ -585,6 +602,7 @@ export async function unregister(run: UnregisterRun): Promise<Change[]> {
     const inMember = new Remover(run.member, 'member', run.dryRun, note);
     // The agent's namespace stays: -n may name one that holds other things (karmada-system).
     const agent = [...memberObjects(p), memberKubeconfigSecret(p, '')].filter((o) => o.kind !== 'Namespace');
+    if (run.dryRun !== 'client') for (const o of agent) await stopAggregating(run.member, o, run.dryRun);
     for (const o of agent.reverse()) await inMember.remove(o);
   }
   if (!changes.length) throw new Error(`no cluster object ${p.clusterName} found in karmada control plane, and nothing register makes for it (ServiceAccount ${p.clusterNamespace}/${agentServiceAccountName(p.clusterName)}, its RBAC and Leases)`);
