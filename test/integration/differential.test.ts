@@ -154,17 +154,25 @@ function walk(v: unknown, key?: string): unknown {
   return typeof v === 'string' && TIME.test(v) && key !== 'name' ? '<time>' : v;
 }
 
+const byName = <T extends { name: string }>(xs: T[]): T[] => [...xs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+
 function normalise(o: KObject, withStatus: boolean): Record<string, unknown> {
   const m = o.metadata;
   const out: Record<string, unknown> = {
     metadata: walk({ name: m.name, namespace: m.namespace, labels: m.labels, annotations: m.annotations, finalizers: m.finalizers, deleting: !!m.deletionTimestamp }),
     spec: walk(o.spec),
   };
+  // A binding's clusters are listed by their available replicas at the instant it was scheduled, which the
+  // embedded side only approximates (it reads the live Clusters a moment before the controller does, and a
+  // member's summary moves as Pods come and go). The order decides nothing (each cluster keeps its replicas),
+  // so both sides are compared by name.
+  const spec = out.spec as Record<string, unknown> | undefined;
+  if (o.kind === RB.kind && Array.isArray(spec?.clusters)) spec.clusters = byName(spec.clusters as { name: string }[]);
   if (withStatus) {
     const s = (o.status ?? {}) as Record<string, any>;
     out.status = {
       conditions: ((s.conditions ?? []) as any[]).map((c) => ({ type: c.type, status: c.status, reason: c.reason })).sort((a, b) => (a.type < b.type ? -1 : 1)),
-      aggregatedStatus: ((s.aggregatedStatus ?? []) as any[]).map((i) => ({ clusterName: i.clusterName, applied: i.applied, health: i.health })),
+      aggregatedStatus: ((s.aggregatedStatus ?? []) as any[]).map((i) => ({ clusterName: i.clusterName, applied: i.applied, health: i.health })).sort((a, b) => (a.clusterName < b.clusterName ? -1 : 1)),
     };
   }
   return JSON.parse(JSON.stringify(out));
@@ -275,8 +283,8 @@ describe('differential: embedded control plane = controller on the real apiserve
   for (const c of CASES) {
     itWithFleet(c.name, async () => {
       const cp = new ControlPlane({ start: new Date() });
-      // The members' capacity is an input too: the scheduler orders a Duplicated binding's clusters by their
-      // available replicas when it places it, and a placed binding is not placed again as Pods come and go.
+      // The members' capacity is an input too: the scheduler ranks clusters by their available replicas (which
+      // one a maxGroups 1 spread takes), and a placed binding is not placed again as Pods come and go.
       // The embedded members get the live Clusters' summaries as they stand before each write the scheduler acts on.
       const syncCapacity = async () => {
         for (const m of MEMBERS) {
