@@ -78,7 +78,8 @@ Secret, the Cluster with the member's id), --kube-api-qps 40 --kube-api-burst 60
 
 Per side and round, from the policy's create:
   time until every member object exists (a watch per member), every binding Scheduled, every binding FullyApplied;
-  per template, its create to its last member object, p50 / p99; time to the last Event the side wrote;
+  per template, its create to its last member object, p50 / p99; time to the last Event the side wrote, and
+  the Events karmada-lite's recorder dropped (karmada_lite_events_dropped_total; client-go counts none);
   requests per template on the host (the apiserver's counts less the bench's own and the apiserver's own idle
   rate) by verb and resource, Event writes apart; on the members the same for what the fleet's own controllers
   do not own (every request on Pods, ReplicaSets, Nodes, Leases, Events, Endpoints and status writes left out), with the side's own
@@ -254,21 +255,27 @@ interface Snapshot {
   client: Counts;
 }
 
-/** The side's clients' rest_client_requests_total, by `host method`, summed over its processes. */
+/**
+ * The side's clients' rest_client_requests_total, by `host method`, summed over its processes; and under
+ * DROPPED, the Event occurrences karmada-lite's recorder did not write (client-go counts none of its drops).
+ */
 async function clientRequests(ports: readonly number[]): Promise<Counts> {
   const out: Counts = new Map();
   for (const port of ports) {
     const res = await fetch(`http://127.0.0.1:${port}/metrics`).catch(() => undefined);
     if (!res?.ok) continue;
-    for (const m of (await res.text()).matchAll(/^rest_client_requests_total\{([^}]*)\} (\S+)$/gm)) {
+    const text = await res.text();
+    for (const m of text.matchAll(/^rest_client_requests_total\{([^}]*)\} (\S+)$/gm)) {
       const host = /host="([^"]*)"/.exec(m[1]!)?.[1] ?? '?';
       const method = /method="([^"]*)"/.exec(m[1]!)?.[1] ?? '?';
       const k = `${host} ${method}`;
       out.set(k, (out.get(k) ?? 0) + Number(m[2]));
     }
+    for (const m of text.matchAll(/^karmada_lite_events_dropped_total\{[^}]*\} (\S+)$/gm)) out.set(DROPPED, (out.get(DROPPED) ?? 0) + Number(m[1]));
   }
   return out;
 }
+const DROPPED = 'events dropped';
 
 /**
  * What the members' own controllers, scheduler and kwok do whichever side runs: every request on the objects
@@ -305,6 +312,8 @@ interface SideRun {
   /** The side's own count per member and method (rest_client_requests_total), per template. */
   clientPerTemplate: Record<string, number>;
   eventWritesPerTemplate: number;
+  /** karmada-lite's karmada_lite_events_dropped_total over the workload; NaN for Karmada (client-go keeps no count). */
+  eventsDroppedPerTemplate: number;
   eventsSeen: Record<string, number>;
   /** Over the workload. */
   cpuS: Record<string, number>;
@@ -517,7 +526,12 @@ async function runSide(side: Side, round: number, b: Bench, karmada: KarmadaBuil
     const hostReq = b.requestsBetween(before, after, 'host');
     const memberHosts = new Map(MEMBERS.map((m) => [new URL(clusterInfo(b.env, m).server).host, m]));
     const client: Record<string, number> = {};
+    let eventsDropped = 0;
     for (const [k, v] of diffCounts(after.client, before.client)) {
+      if (k === DROPPED) {
+        eventsDropped += v;
+        continue;
+      }
       const [h, method] = k.split(' ');
       const who = memberHosts.get(h!) ?? (h === new URL(clusterInfo(b.env, 'host').server).host ? 'host' : h!);
       client[`${who} ${method}`] = (client[`${who} ${method}`] ?? 0) + v / N;
@@ -563,6 +577,7 @@ async function runSide(side: Side, round: number, b: Bench, karmada: KarmadaBuil
       memberFleetRequests: perT(new Map([...members].filter(([k]) => fleetRequest(k)))),
       clientPerTemplate: client,
       eventWritesPerTemplate: eventWrites / N,
+      eventsDroppedPerTemplate: side === 'karmada' ? NaN : eventsDropped / N,
       eventsSeen: Object.fromEntries([...events.byReason].sort((x, y) => y[1] - x[1])),
       cpuS,
       lifeCpuS,
@@ -653,6 +668,7 @@ function report(runs: readonly SideRun[], meta: Record<string, unknown>): string
     ['per template p99 (s)', (r) => r.perTemplateP99Ms / 1000, f2],
     ['host requests per template, no Events', (r) => sumOf(r.hostRequests, notEvents), f2],
     ['host Event writes per template', (r) => r.eventWritesPerTemplate, f2],
+    ['Events dropped per template (client-go counts none)', (r) => r.eventsDroppedPerTemplate, f2],
     ["member requests per template (the fleet's out)", (r) => sumOf(r.memberRequests), f2],
     ["members, the side's own client count per template", (r) => sumOf(r.clientPerTemplate, (k) => k.startsWith('member')), f2],
     ["host, the side's own client count per template", (r) => sumOf(r.clientPerTemplate, (k) => k.startsWith('host')), f2],

@@ -20,8 +20,10 @@ import { itemsForLua } from '../src/interpreter/lua-operations.js';
 import { scriptOf } from '../src/interpreter/ric.js';
 import type { AggregatedStatusItem, Operation } from '../src/interpreter/types.js';
 import { fromJs } from '../src/lua/compiled/table.js';
-import { LuaSandbox } from '../src/lua/sandbox.js';
+import { loadCompiledLua, LuaSandbox } from '../src/lua/sandbox.js';
 import { memberStatusItems, realisticDeployment } from './deployment-fixture.js';
+
+await loadCompiledLua();
 
 const quick = process.argv.includes('--quick');
 const seconds = quick ? 0.4 : 1.5;

@@ -45,7 +45,7 @@ import type { Cluster, ClusterOverridePolicy, OverridePolicy, Work } from '../ap
 import { POLICY, reconcilePolicy } from './policy.js';
 import { isBindingChange, isChangeOf, isPolicyChange, type ControllerSpec, type CoreOptions, type ObjectChange, type ObjectReader } from './ports.js';
 import { ROLLOUT, reconcileRollout, rolloutKeys, rolloutRenderChanged } from './rollout.js';
-import { SCHEDULER, reconcileSchedule, workloadGroupPeerKeys } from './scheduling.js';
+import { awaitingPlacement, SCHEDULER, reconcileSchedule, workloadGroupPeerKeys } from './scheduling.js';
 import { BINDING_STATUS, reconcileBindingStatus, reconcileWorkStatus, WORK_STATUS } from './status.js';
 import { forExecutedClusters, LEASE, PULL_CLUSTER_HEALTH, pullClusterHealthKeys, reconcilePullClusterHealth } from './pull-cluster.js';
 import { noExecuteEvictionMode, reconcileTaintManager, TAINT_MANAGER, taintEvictionApplies, type NoExecuteEvictionMode } from './taint-manager.js';
@@ -188,11 +188,9 @@ function allBindings(reader: ObjectReader): string[] {
   return [...reader.list(RB), ...reader.list(CRB)].map(key);
 }
 
-
 /** Bindings whose current generation the scheduler has not placed: not acted on yet, or Scheduled not True. */
 function unscheduledBindings(reader: ObjectReader): string[] {
-  const pending = (b: Binding) => b.status?.schedulerObservedGeneration !== b.metadata.generation || findCondition(b.status?.conditions, BindingScheduled)?.status !== 'True';
-  return [...reader.list(RB), ...reader.list(CRB)].filter(pending).map(key);
+  return [...reader.list(RB), ...reader.list(CRB)].filter(awaitingPlacement).map(key);
 }
 
 /** The bindings whose owner reference names this template (a namespaced template's are in its namespace). */

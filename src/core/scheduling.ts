@@ -41,6 +41,14 @@ function scheduleExtras(ctx: ReconcileContext, b: Binding): ScheduleExtras | und
 }
 
 /**
+ * A binding the scheduler has still to place: its current generation not yet seen, or not Scheduled. What a
+ * Cluster's capacity change (src/core/controllers.ts) and a workload-group peer's move wake again.
+ */
+export function awaitingPlacement(b: Binding): boolean {
+  return b.status?.schedulerObservedGeneration !== b.metadata.generation || b.status?.conditions?.find((c) => c.type === BindingScheduled)?.status !== 'True';
+}
+
+/**
  * A binding of a workload group whose targets changed (or that went away) can make room for, or pin, the other
  * bindings of its groups: those not scheduled yet are looked at again now rather than at their next retry.
  */
@@ -49,7 +57,7 @@ export function workloadGroupPeerKeys(b: Binding, reader: ObjectReader): Binding
   if (!is(b, RB) || !(groups?.affinityGroup || groups?.antiAffinityGroup)) return [];
   return reader.list(RB, { namespace: b.metadata.namespace }).filter((o) => {
     const shared = sharedGroups(b, o);
-    return (shared.affinity || shared.antiAffinity) && o.status?.conditions?.find((c) => c.type === BindingScheduled)?.status !== 'True';
+    return (shared.affinity || shared.antiAffinity) && awaitingPlacement(o);
   });
 }
 

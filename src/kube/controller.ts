@@ -180,6 +180,7 @@ export class Controller {
       skippedPropagatingNamespaces: this.core.skippedPropagatingNamespaces,
     });
     this.store = store;
+    this.metrics.followEventsWaiting(() => store.eventsWaiting());
     store.watch((ev) => {
       if (ev.cluster !== undefined || ev.object.kind !== CLUSTER.kind || ev.object.apiVersion !== CLUSTER.apiVersion) return;
       if (ev.type === 'DELETED') this.metrics.forgetCluster(ev.object.metadata.name ?? '');

@@ -65,10 +65,10 @@ export interface EventRecorderOptions {
    */
   maxKnown?: number;
   /**
-   * Event writes queued (for a token) or in flight at once, default 4,096: past it a new series' write is
-   * dropped (reported to onError), as client-go's broadcaster drops events when its queue of 1,000 is full.
-   * Queued writes hold memory while the low lane waits out a large propagation (about 17,000 for 1,000
-   * templates at 40/60 without a bound).
+   * Series waiting to be written or being written, default 32,768: past it a new series' write is dropped
+   * (reported to onError), as client-go's broadcaster drops events when its queue of 1,000 is full. A waiting
+   * series costs what it holds (its event, about 650 bytes; only WRITERS requests wait for a token at once), and the
+   * low lane waits out a whole propagation: about 22 series per template at 40/60, so 1,000 templates fit.
    */
   maxPending?: number;
   onError?: (reason: string, err: Error) => void;
@@ -78,6 +78,12 @@ export interface EventRecorderOptions {
 
 /** Lost races on one write before it is given up (Events are best effort). */
 const MAX_CONFLICTS = 5;
+
+/**
+ * Series written at once. The host bucket's low lane hands out one token at a time anyway; a few writers keep
+ * that pace over a slow answer, and each waiting request costs several KB that a queued series does not.
+ */
+const WRITERS = 8;
 
 /** Longest object name kept in an Event name: with the dot and the hash, at most 253 characters. */
 const NAME_PREFIX_MAX = 253 - 17;
@@ -99,12 +105,14 @@ export class EventRecorder {
   private readonly series = new Map<string, Series>();
   /** What the server holds of series forgotten from `series` (maxKnown). */
   private readonly known = new Map<string, NonNullable<Series['stored']>>();
+  /** Series to write, oldest first; a series recorded again while it waits is written once, with its count. */
+  private readonly queued = new Map<string, Series>();
+  /** The writers' flushes in progress (at most WRITERS). */
   private readonly pending = new Set<Promise<void>>();
   private readonly closing = new AbortController();
 
   constructor(private readonly opts: EventRecorderOptions) {
-    // Every write waiting for a token or an answer listens on this one signal: thousands at once in a large
-    // propagation, which is expected, not the listener leak Node warns about past 10.
+    // Every write waiting for a token or an answer listens on this one signal.
     setMaxListeners(0, this.closing.signal);
   }
 
@@ -112,7 +120,9 @@ export class EventRecorder {
     const name = eventName(this.opts.component, ev);
     const key = `${ev.involvedObject.namespace || 'default'}/${name}`;
     const now = (this.opts.now ?? (() => new Date()))().toISOString();
-    let s = this.series.get(key);
+    const remembered = this.series.get(key);
+    // A series forgotten while it waits to be written is still the one to count on.
+    let s = remembered ?? this.queued.get(key);
     if (s) {
       // Most recently used last, so that the first entry is the one to forget.
       this.series.delete(key);
@@ -126,26 +136,43 @@ export class EventRecorder {
         this.known.delete(key);
         s.stored = stored;
       }
-      const max = this.opts.maxSeries ?? 4096;
-      if (this.series.size >= max) this.forget(this.series.keys().next().value!);
     }
+    if (!remembered && this.series.size >= (this.opts.maxSeries ?? 4096)) this.forget(this.series.keys().next().value!);
     this.series.set(key, s);
-    if (s.busy) return;
-    if (this.pending.size >= (this.opts.maxPending ?? 4096)) {
+    // Being written (the writer folds this repeat into its next write) or waiting: nothing more to do.
+    if (s.busy || this.queued.has(key)) return;
+    const waiting = this.waiting;
+    if (waiting >= (this.opts.maxPending ?? 32_768)) {
       // Best effort, as every Event: this occurrence is not written; a later repeat writes its own.
       s.written = s.count;
-      this.opts.onError?.(ev.reason, new Error(`${this.pending.size} Event writes are waiting already; this one was dropped`));
+      this.opts.onError?.(ev.reason, new Error(`${waiting} Event writes are waiting already; this one was dropped`));
       this.opts.onDropped?.(ev.reason);
       return;
     }
-    this.track(this.flush(key, ev, s));
+    this.queued.set(key, s);
+    this.pump();
   }
 
-  /** Forgets the series, keeping what the server holds of it (a write in flight keeps it when it ends). */
+  /** Starts writers for the oldest waiting series, up to WRITERS at once. */
+  private pump(): void {
+    while (this.pending.size < WRITERS && this.queued.size) {
+      const [key, s] = this.queued.entries().next().value!;
+      this.queued.delete(key);
+      // Registered before the flush can end, and the next one started before it leaves `pending`, so that
+      // drain() never finds the set empty while series still wait.
+      const p: Promise<void> = this.flush(key, s).finally(() => {
+        this.pending.delete(p);
+        this.pump();
+      });
+      this.pending.add(p);
+    }
+  }
+
+  /** Forgets the series, keeping what the server holds of it (a write in flight or waiting keeps it when it ends). */
   private forget(key: string): void {
     const old = this.series.get(key)!;
     this.series.delete(key);
-    if (!old.busy) this.keep(key, old);
+    if (!old.busy && !this.queued.has(key)) this.keep(key, old);
   }
 
   private keep(key: string, s: Series): void {
@@ -160,7 +187,12 @@ export class EventRecorder {
     return [...this.series.values()].sort((a, b) => (a.firstTimestamp < b.firstTimestamp ? -1 : a.firstTimestamp > b.firstTimestamp ? 1 : 0)).map((s) => ({ ...s.event, count: s.count, firstTimestamp: s.firstTimestamp, lastTimestamp: s.lastTimestamp }));
   }
 
-  /** Resolves once every write started so far has finished (for a graceful stop and for tests). */
+  /** Series waiting to be written or being written (karmada_lite_events_waiting). */
+  get waiting(): number {
+    return this.queued.size + this.pending.size;
+  }
+
+  /** Resolves once every series recorded so far is written (for a graceful stop and for tests). */
   async drain(): Promise<void> {
     while (this.pending.size) await Promise.all([...this.pending]);
   }
@@ -171,15 +203,12 @@ export class EventRecorder {
    */
   close(): void {
     this.closing.abort(new Error('the event recorder was closed'));
+    this.queued.clear();
   }
 
-  private track(p: Promise<void>): void {
-    this.pending.add(p);
-    void p.finally(() => this.pending.delete(p));
-  }
-
-  private async flush(key: string, ev: CoreEvent, s: Series): Promise<void> {
+  private async flush(key: string, s: Series): Promise<void> {
     s.busy = true;
+    const ev = s.event;
     const io = ev.involvedObject;
     const ns = io.namespace || 'default';
     const base = `/api/v1/namespaces/${encodeURIComponent(ns)}/events`;

@@ -372,7 +372,13 @@ export class KubeStore implements ObjectReader, AsyncWriter {
     });
   }
 
+  /** Event series waiting to be written (karmada_lite_events_waiting). */
+  eventsWaiting(): number {
+    return this.recorder.waiting;
+  }
+
   /** Waits for the Event writes started so far (a graceful stop records the last events). */
+
   drainEvents(): Promise<void> {
     return this.recorder.drain();
   }

@@ -48,9 +48,9 @@ import { boundMessage, messageFromBytes } from './message.js';
 import { chunkIsReusable } from './reuse.js';
 import { newProtected, openLibraries, pushRecordingProxy, resetProtected, type Libraries, type Protected } from './stdlib.js';
 import { gopherCompileMessage, lua51Violation } from './syntax.js';
-import { CompiledEngine, EntryError } from './compiled/engine.js';
-import { LuaError, type RuntimeHost } from './compiled/runtime.js';
-import { fromJs } from './compiled/table.js';
+import type * as CompiledLua from './compiled/index.js';
+import type { CompiledEngine } from './compiled/engine.js';
+import type { RuntimeHost } from './compiled/runtime.js';
 
 export interface SandboxOptions {
   /** Wall-clock budget per call in milliseconds (default 1000, Karmada's 1 s). */
@@ -70,9 +70,17 @@ export interface SandboxOptions {
   stringLibrary?: 'karmada' | 'argocd';
   /**
    * 'auto': scripts the compiler takes (compiled/) run as JS compiled once, the others on fengari; decided
-   * once per script. Default 'fengari'.
+   * once per script. Needs `await loadCompiledLua()` first. Default 'fengari'.
    */
   engine?: 'fengari' | 'auto';
+}
+
+/** The compiling path, loaded only when asked for: a process on fengari alone never reads luaparse and the compiler. */
+let compiledLua: typeof CompiledLua | undefined;
+
+/** Loads the compiling path (compiled/) for sandboxes made with `engine: 'auto'`; once per process. */
+export async function loadCompiledLua(): Promise<void> {
+  compiledLua ??= await import('./compiled/index.js');
 }
 
 /**
@@ -266,7 +274,10 @@ export class LuaSandbox {
         this.impureCalls++;
       },
     };
-    if (opts.engine === 'auto') this.compiledEngine = new CompiledEngine(L, this.libs.baseRef, this.maxCached);
+    if (opts.engine === 'auto') {
+      if (!compiledLua) throw new Error("engine 'auto' needs the compiling path loaded first: await loadCompiledLua() before making the sandbox");
+      this.compiledEngine = new compiledLua.CompiledEngine(L, this.libs.baseRef, this.maxCached);
+    }
   }
 
   /**
@@ -432,6 +443,7 @@ export class LuaSandbox {
   ): T | typeof HOST_METATABLES {
     const L = this.L;
     const engine = this.compiledEngine!;
+    const { fromJs, EntryError, LuaError } = compiledLua!;
     let args: unknown[];
     lua.lua_settop(L, 0);
     if (typeof pushArgs === 'function') {

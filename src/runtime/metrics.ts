@@ -56,7 +56,13 @@ export class Metrics {
   });
   readonly rateLimiterSeconds = new Histogram({ name: 'rest_client_rate_limiter_duration_seconds', help: "Client side rate limiter latency in seconds (requests that found the client's token bucket empty), by host.", labelNames: ['host'] as const, buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60], registers: [this.registry] });
   readonly rateLimiterWaiting = new Gauge({ name: 'karmada_lite_rest_client_rate_limiter_waiting', help: "Requests waiting now for their client's token bucket (--kube-api-qps, --cluster-api-qps), by host.", labelNames: ['host'] as const, registers: [this.registry] });
-  readonly eventsDropped = new Counter({ name: 'karmada_lite_events_dropped_total', help: 'Event occurrences not written because 4,096 Event writes were waiting already (client-go drops past 1,000 queued), by reason.', labelNames: ['reason'] as const, registers: [this.registry] });
+  readonly eventsDropped = new Counter({ name: 'karmada_lite_events_dropped_total', help: 'Event occurrences not written because 32,768 Event series were waiting to be written already (client-go drops past 1,000 queued), by reason.', labelNames: ['reason'] as const, registers: [this.registry] });
+  readonly eventsWaiting: Gauge = new Gauge({
+    name: 'karmada_lite_events_waiting',
+    help: 'Event series waiting to be written or being written now (they take the host client\'s tokens no other request needs).',
+    registers: [this.registry],
+    collect: (): void => this.eventsWaiting.set(this.eventsWaitingNow?.() ?? 0),
+  });
   readonly restRequests = new Counter({ name: 'rest_client_requests_total', help: 'Number of HTTP requests, partitioned by status code, method, and host.', labelNames: ['code', 'method', 'host'] as const, registers: [this.registry] });
 
   // Karmada's cluster status metrics (pkg/metrics/cluster.go), from each Cluster's status.
@@ -76,6 +82,7 @@ export class Metrics {
 
   /** Where workqueue_unfinished_work_seconds and workqueue_longest_running_processor_seconds come from at scrape time. */
   private inProgress?: () => Record<string, { unfinishedSeconds: number; longestSeconds: number }>;
+  private eventsWaitingNow?: () => number;
 
   constructor(opts: { processMetrics?: boolean } = {}) {
     if (opts.processMetrics) collectDefaultMetrics({ register: this.registry });
@@ -120,6 +127,11 @@ export class Metrics {
   /** The runner's work in progress, read at every scrape (Runner.inProgress). */
   followWorkInProgress(source: () => Record<string, { unfinishedSeconds: number; longestSeconds: number }>): void {
     this.inProgress = source;
+  }
+
+  /** The Event recorder's waiting series, read at every scrape (EventRecorder.waiting). */
+  followEventsWaiting(source: () => number): void {
+    this.eventsWaitingNow = source;
   }
 
   private collectInProgress(): void {

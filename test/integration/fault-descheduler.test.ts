@@ -36,40 +36,33 @@ const smallNode = {
 };
 
 const placement = (rb: any) => ((rb?.spec?.clusters ?? []) as Array<{ name: string; replicas: number }>).map((c) => `${c.name}:${c.replicas}`).join(',');
-const placedAs = async (name: string, want: string, timeoutMs = 30_000) => {
+/** Waits for `name`'s binding to have a placement `accept` takes (its answer is returned); a timeout names the last placement. */
+async function placementWhere<T>(name: string, what: string, accept: (placement: string, rb: any) => T | undefined, timeoutMs: number): Promise<T> {
   let last = 'nothing yet';
   try {
-    return await waitFor(`${name} placed as ${want}`, async () => {
+    return await waitFor(`${name} ${what}`, async () => {
       const rb = await get(host, rbPath(name));
       last = placement(rb);
-      return last === want ? rb : undefined;
+      return accept(last, rb);
     }, timeoutMs);
   } catch (e) {
     throw new Error(`${(e as Error).message} (last placement: ${last})`, { cause: e });
   }
-};
+}
+const placedAs = (name: string, want: string, timeoutMs = 30_000) => placementWhere(name, `placed as ${want}`, (p, rb) => (p === want ? rb : undefined), timeoutMs);
 /**
  * The placement once the descheduler took replicas from `target` and the scheduler gave them to member2: `target`
  * keeps 3 - n of its 3, member2 has 3 + n. n is what the controller saw unschedulable in its last look at the
  * member's Pods before the fault: 2 when its watch had both Pods' PodScheduled=False, fewer when the fault came
  * between the test's own read of them and the watch's (on a busy machine the watch can trail by the moment it takes).
  */
-async function descheduledPlacement(name: string, target: string): Promise<{ rb: any; n: number }> {
-  let last = 'nothing yet';
-  try {
-    return await waitFor(`${name} descheduled from ${target} and placed again`, async () => {
-      const rb = await get(host, rbPath(name));
-      last = placement(rb);
-      const m = new RegExp(`^${target}:(\\d+),member2:(\\d+)$`).exec(last);
-      if (!m) return undefined;
-      const kept = Number(m[1]);
-      const n = 3 - kept;
-      return n >= 1 && Number(m[2]) === 3 + n ? { rb, n } : undefined;
-    }, 60_000);
-  } catch (e) {
-    throw new Error(`${(e as Error).message} (last placement: ${last})`, { cause: e });
-  }
-}
+const descheduledPlacement = (name: string, target: string): Promise<{ rb: any; n: number }> =>
+  placementWhere(name, `descheduled from ${target} and placed again`, (p, rb) => {
+    const m = new RegExp(`^${target}:(\\d+),member2:(\\d+)$`).exec(p);
+    if (!m) return undefined;
+    const n = 3 - Number(m[1]);
+    return n >= 1 && Number(m[2]) === 3 + n ? { rb, n } : undefined;
+  }, 60_000);
 const unschedulablePods = async (name: string) =>
   ((await rest('member1').request('GET', `/api/v1/namespaces/${NS}/pods`, { query: { labelSelector: `app=${name}` } })).items as any[]).filter((p) => conditionOf(p, 'PodScheduled')?.reason === 'Unschedulable');
 

@@ -147,6 +147,40 @@ describe('EventRecorder', () => {
     expect([...srv.events.values()][0]).toMatchObject({ count: 10 });
   });
 
+  it('writes 8 series at once and queues the rest, oldest first; a waiting series is written once with every repeat counted', async () => {
+    const srv = fakeServer(true);
+    const r = new EventRecorder({ component: 'c', request: srv.request });
+    for (let i = 0; i < 12; i++) r.record(ev(`s${i}`));
+    // Repeats of queued series fold into their one write.
+    r.record(ev('s10'));
+    r.record(ev('s10'));
+    expect(srv.calls.map((c) => c.body.message)).toEqual(['s0', 's1', 's2', 's3', 's4', 's5', 's6', 's7']);
+    while (srv.calls.length < 12) {
+      srv.release();
+      await new Promise((res) => setImmediate(res));
+    }
+    srv.release();
+    await r.drain();
+    expect(srv.calls.slice(8).map((c) => c.body.message)).toEqual(['s8', 's9', 's10', 's11']);
+    expect(srv.calls.every((c) => c.method === 'POST')).toBe(true);
+    expect(srv.calls.find((c) => c.body.message === 's10')!.body.count).toBe(3);
+  });
+
+  it('counts a repeat on the queued series even after the series cache forgot it', async () => {
+    const srv = fakeServer(true);
+    const r = new EventRecorder({ component: 'c', request: srv.request, maxSeries: 2 });
+    // s0..s7 in flight, s8..s11 queued; the cache of 2 holds s10 and s11 only.
+    for (let i = 0; i < 12; i++) r.record(ev(`s${i}`));
+    r.record(ev('s8'));
+    while (srv.calls.length < 12) {
+      srv.release();
+      await new Promise((res) => setImmediate(res));
+    }
+    srv.release();
+    await r.drain();
+    expect(srv.calls.filter((c) => c.body.message === 's8').map((c) => [c.method, c.body.count])).toEqual([['POST', 2]]);
+  });
+
   it('keeps at most maxPending writes waiting: a new series past it is dropped and reported, repeats of a waiting one still fold in', async () => {
     const srv = fakeServer(true);
     const errors: string[] = [];

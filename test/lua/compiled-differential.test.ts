@@ -14,8 +14,10 @@ import { runTestTree } from '../../src/interpreter/test-tree.js';
 import { OPERATIONS, type KubeObject, type RIC } from '../../src/interpreter/types.js';
 import { scriptOf } from '../../src/interpreter/ric.js';
 import { luaToJs } from '../../src/lua/convert.js';
-import { LuaSandbox } from '../../src/lua/sandbox.js';
+import { loadCompiledLua, LuaSandbox } from '../../src/lua/sandbox.js';
 import { scaled } from '../time-scale.js';
+
+await loadCompiledLua();
 
 const root = join(import.meta.dirname, '../..');
 
