@@ -5,11 +5,8 @@
  * the controller makes one per host and member client from --kube-api-qps/-burst and --cluster-api-qps/-burst.
  *
  * Unlike client-go, a waiter may ask for the low lane (`priority: 'low'`, the Event recorder's writes): it gets a
- * token only when no normal waiter is queued and the bucket is full, that is, only a token the bucket would
- * otherwise have lost to its cap. So best-effort writes never delay one the propagation needs, not even by
- * spending the burst in a pause between its writes (with 40/60, Events that took the refill of every short
- * pause cost a 250-template propagation a fifth of its time); the bucket's rate stays the limit of both
- * together, and low waiters still drain at the full rate whenever normal traffic stops. Each lane is FIFO.
+ * token only when no normal waiter is queued, so best-effort writes never delay one the propagation needs, while
+ * the bucket's rate stays the limit of both together. Each lane is FIFO.
  */
 
 export interface RateLimiterClock {
@@ -34,7 +31,7 @@ export const wallClock: RateLimiterClock = {
 export type TokenPriority = 'normal' | 'low';
 
 export interface TokenWaitOptions {
-  /** 'low': served only while no normal waiter is queued, from a full bucket (best-effort writes such as Events). */
+  /** 'low': served only while no normal waiter is queued (best-effort writes such as Events). */
   priority?: TokenPriority;
   /** Aborting it takes a queued waiter out of its lane without a token; `ready` rejects with the abort reason. */
   signal?: AbortSignal;
@@ -79,11 +76,6 @@ export class TokenBucket {
     return this.lanes.low.length;
   }
 
-  /** Whether a low waiter may take a token now: the bucket is full (a hair under, for the timer's rounding). */
-  private fullForLow(): boolean {
-    return this.tokens >= this.opts.burst - 1e-6;
-  }
-
   private refill(): void {
     const now = this.clock.now();
     this.tokens = Math.min(this.opts.burst, this.tokens + ((now - this.last) * this.opts.qps) / 1000);
@@ -94,15 +86,14 @@ export class TokenBucket {
    * Takes a token: at once when one is there and nobody waits ahead in the lane (`queued` false, `ready` already
    * resolved with 0), else in turn (`queued` true, `ready` resolves with the milliseconds waited). The caller
    * learns whether it waits from this call itself, so that it can count waiting requests without looking at the
-   * queue afterwards. A normal request is not held back by queued low ones; a low one waits behind both lanes,
-   * and for a full bucket.
+   * queue afterwards. A normal request is not held back by queued low ones; a low one waits behind both lanes.
    */
   wait(opts: TokenWaitOptions = {}): TokenWait {
     const lane = opts.priority ?? 'normal';
     const started = this.clock.now();
     this.refill();
     const ahead = lane === 'low' ? this.waiting : this.lanes.normal.length;
-    if (ahead === 0 && (lane === 'low' ? this.fullForLow() : this.tokens >= 1)) {
+    if (ahead === 0 && this.tokens >= 1) {
       this.tokens -= 1;
       return { queued: false, ready: Promise.resolve(0) };
     }
@@ -134,23 +125,18 @@ export class TokenBucket {
       this.cancelTimer = undefined;
     }
     if (this.cancelTimer || this.waiting === 0) return;
-    // Only low waiters: wake when the bucket is full again, not at the next token.
-    const want = weak ? this.opts.burst : 1;
-    const ms = Math.max(0, ((want - this.tokens) * 1000) / this.opts.qps);
+    const ms = Math.max(0, ((1 - this.tokens) * 1000) / this.opts.qps);
     this.timerWeak = weak;
     this.cancelTimer = this.clock.after(
       ms,
       () => {
         this.cancelTimer = undefined;
         this.refill();
-        while (this.lanes.normal.length && this.tokens >= 1) {
-          this.tokens -= 1;
-          this.lanes.normal.shift()!();
-        }
-        // One at most: after it the bucket is no longer full.
-        if (!this.lanes.normal.length && this.lanes.low.length && this.fullForLow()) {
-          this.tokens -= 1;
-          this.lanes.low.shift()!();
+        for (const lane of [this.lanes.normal, this.lanes.low]) {
+          while (lane.length && this.tokens >= 1) {
+            this.tokens -= 1;
+            lane.shift()!();
+          }
         }
         this.schedule();
       },

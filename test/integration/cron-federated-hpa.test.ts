@@ -68,7 +68,10 @@ describe('karmada-lite controller: CronFederatedHPA', () => {
 
     const failed = await waitFor('the run against a missing target to fail', async () => ((await historyOf('missing', 'every-minute'))?.failedExecutions?.length ? historyOf('missing', 'every-minute') : undefined), 100_000);
     expect(failed.failedExecutions[0].message).toBe('deployments.apps "nope" not found');
-    const events = await host.request<any>('GET', `/api/v1/namespaces/${NS}/events`);
-    expect((events.items as any[]).some((e) => e.involvedObject.name === 'missing' && e.reason === 'ScaleFailed' && e.type === 'Warning' && e.message === 'deployments.apps "nope" not found')).toBe(true);
+    // Events are written behind the controller's other requests (the recorder's low lane): waited for.
+    await waitFor('the ScaleFailed event of missing', async () => {
+      const events = await host.request<any>('GET', `/api/v1/namespaces/${NS}/events`);
+      return (events.items as any[]).some((e) => e.involvedObject.name === 'missing' && e.reason === 'ScaleFailed' && e.type === 'Warning' && e.message === 'deployments.apps "nope" not found') ? true : undefined;
+    });
   }, scaled(300_000));
 });

@@ -150,8 +150,12 @@ describe('fault matrix: the descheduler with a member that stops answering', () 
     await waitFor(`${SMALL_NODE} gone`, async () => ((await get(m1, `/api/v1/nodes/${SMALL_NODE}`)) ? undefined : true));
   }
 
-  const descheduledEvents = async (name: string) =>
-    ((await host.request('GET', `/api/v1/namespaces/${NS}/events`)).items as any[]).filter((e) => e.reason === 'DescheduleBindingSucceed' && e.involvedObject.kind === 'ResourceBinding' && e.involvedObject.name === `${name}-deployment`);
+  // Events are written behind the controller's other requests (the recorder's low lane): waited for.
+  const descheduledEvents = (name: string) =>
+    waitFor(`the DescheduleBindingSucceed event of ${name}`, async () => {
+      const list = ((await host.request('GET', `/api/v1/namespaces/${NS}/events`)).items as any[]).filter((e) => e.reason === 'DescheduleBindingSucceed' && e.involvedObject.kind === 'ResourceBinding' && e.involvedObject.name === `${name}-deployment`);
+      return list.length ? list : undefined;
+    });
 
   it('member1 frozen while 2 of its replicas are unschedulable: decided on the Pods as last seen, member2 takes them, member1 scales down once it thaws', async () => {
     const name = 'web-frozen';

@@ -103,8 +103,11 @@ describe.skipIf(!withFleet())('karmada-lite controller: FederatedHPA', () => {
         return f?.status?.desiredReplicas === 6 && f.status.lastScaleTime ? f : undefined;
       });
       expect(up.status.currentMetrics[0].resource.current.averageUtilization).toBe(150);
-      const events = (await host.request<any>('GET', `/api/v1/namespaces/${NS}/events`)).items as any[];
-      expect(events.some((e) => e.involvedObject.kind === 'FederatedHPA' && e.reason === 'SuccessfulRescale' && e.message === 'New size: 6; reason: cpu resource utilization (percentage of request) above target')).toBe(true);
+      // Events are written behind the controller's other requests (the recorder's low lane): waited for.
+      await waitFor('the SuccessfulRescale event to 6', async () => {
+        const events = (await host.request<any>('GET', `/api/v1/namespaces/${NS}/events`)).items as any[];
+        return events.some((e) => e.involvedObject.kind === 'FederatedHPA' && e.reason === 'SuccessfulRescale' && e.message === 'New size: 6; reason: cpu resource utilization (percentage of request) above target') ? true : undefined;
+      });
       await membersAvailable(6);
 
       // 10%: down at once (no stabilization window) to what 10% of six Pods need at 50% each, 2, also minReplicas.

@@ -143,7 +143,10 @@ describe('health checks end to end', () => {
     });
     await waitFor(`the Database on ${other}`, () => get(member(other as ClusterName), dbPath));
 
-    const events = (await host.request('GET', `/api/v1/namespaces/karmada-es-${first}/events`)).items as any[];
-    expect(events.some((e) => e.reason === 'InterpretHealthSucceed' && String(e.message).includes('as Unhealthy. disk full'))).toBe(true);
+    // Events are written behind the controller's other requests (the recorder's low lane): waited for.
+    await waitFor('the InterpretHealthSucceed event saying Unhealthy', async () => {
+      const events = (await host.request('GET', `/api/v1/namespaces/karmada-es-${first}/events`)).items as any[];
+      return events.some((e) => e.reason === 'InterpretHealthSucceed' && String(e.message).includes('as Unhealthy. disk full')) ? true : undefined;
+    });
   });
 });

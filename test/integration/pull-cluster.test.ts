@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AgentAggregationLabel } from '../../src/kube/register.js';
 import { ApiError, RestClient } from '../../src/kube/rest.js';
 import { cluster, waitFor } from './env.js';
 import { binary, evenSplitWithFailover, freePort, get, prepareHost, recordVersions, removeDeployments, removeRegistered, rest, startController, stopController, type Proc } from './harness.js';
@@ -346,11 +347,21 @@ describe('Pull clusters on the control plane: register, the heartbeat, failover'
       expect(await status(fromSecret, 'GET', `${CLUSTERS}/${name}`)).toBe(200);
       expect(await status(fromSecret, 'GET', `${CLUSTERS}/member1`)).toBe(403);
       fromSecret.close();
-      const before = await Promise.all(Object.values(memberPaths).map(async (p) => (await get(member, p)).metadata.resourceVersion));
+      // The member's kube-controller-manager fills karmada-agent's rules from the labelled ClusterRoles in writes of
+      // its own, after register returns: the versions are compared once it has (else its late write reads as ours).
+      await waitFor("member2's kube-controller-manager to aggregate karmada-agent's rules", async () => {
+        const labelled = (await member.request('GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles', { query: { labelSelector: `${AgentAggregationLabel}=true` } })).items as Array<{ rules?: unknown[] }>;
+        const want = new Set(labelled.flatMap((r) => (r.rules ?? []).map((x) => JSON.stringify(x))));
+        const got = new Set((((await get(member, memberPaths.role))?.rules ?? []) as unknown[]).map((x) => JSON.stringify(x)));
+        return want.size > 0 && want.size === got.size && [...want].every((x) => got.has(x)) ? true : undefined;
+      });
+      // The Deployment by its generation: the member's deployment controller writes its status meanwhile.
+      const versions = () => Promise.all(Object.values(memberPaths).map(async (p) => (p === memberPaths.deployment ? `generation ${(await get(member, p)).metadata.generation}` : (await get(member, p)).metadata.resourceVersion)));
+      const before = await versions();
       const again = register(...args);
       expect(again.status, again.stderr).toBe(0);
       expect(again.stdout.split('\n').filter((l) => l.endsWith('(member)') && !l.endsWith(' unchanged (member)'))).toEqual(['secret/karmada-kubeconfig -n karmada-system configured (member)']);
-      const after = await Promise.all(Object.values(memberPaths).map(async (p) => (await get(member, p)).metadata.resourceVersion));
+      const after = await versions();
       expect(after.slice(1)).toEqual(before.slice(1));
     } finally {
       // The namespace karmada-system stays (no namespace controller here), and the host's karmada-es-edge2.

@@ -83,32 +83,25 @@ describe('TokenBucket low lane', () => {
     expect(b.waiting).toBe(0);
   });
 
-  it('serves low waiters only from a full bucket, at the bucket rate, so the burst stays for normal requests', async () => {
+  it('serves low waiters at the bucket rate when no normal request waits, and a newcomer low one after them', async () => {
     const clock = virtualClock();
-    const b = new TokenBucket({ qps: 4, burst: 3, clock });
+    const b = new TokenBucket({ qps: 4, burst: 2, clock });
     const served: string[] = [];
-    // From a full bucket the first low request goes at once; the next waits until the bucket is full again.
+    // The burst is there for low requests too when nobody waits.
     const first = queue(b, ['low1', 'low2', 'low3'], served);
-    expect(first.map((t) => t.queued)).toEqual([false, true, true]);
+    expect(first.map((t) => t.queued)).toEqual([false, false, true]);
     await Promise.resolve();
-    expect(served).toEqual(['low1']);
-    // The normal requests that come meanwhile find the rest of the burst (two tokens) at once.
-    const normal = queue(b, ['a', 'b'], served);
-    expect(normal.map((t) => t.queued)).toEqual([false, false]);
-    await Promise.resolve();
-    expect(served).toEqual(['low1', 'a', 'b']);
-    // Three tokens to refill before the next low one: 750 ms at 4 per second.
-    await clock.advance(749);
-    expect(served).toEqual(['low1', 'a', 'b']);
+    expect(served).toEqual(['low1', 'low2']);
+    await clock.advance(249);
+    expect(served).toEqual(['low1', 'low2']);
     await clock.advance(1);
-    expect(served).toEqual(['low1', 'a', 'b', 'low2']);
-    // Then one per 1/qps, as the bucket refills to full each time.
+    expect(served).toEqual(['low1', 'low2', 'low3']);
+    queue(b, ['low4', 'low5'], served);
     await clock.advance(250);
-    expect(served).toEqual(['low1', 'a', 'b', 'low2', 'low3']);
-    queue(b, ['low4'], served);
+    expect(served).toEqual(['low1', 'low2', 'low3', 'low4']);
     await clock.advance(250);
-    expect(served).toEqual(['low1', 'a', 'b', 'low2', 'low3', 'low4']);
-    expect(await first[2]!.ready).toBe(1000);
+    expect(served).toEqual(['low1', 'low2', 'low3', 'low4', 'low5']);
+    expect(await first[2]!.ready).toBe(250);
   });
 
   it('lets a normal request take a free token while low ones wait, and serves the low ones as soon as normal traffic pauses', async () => {
