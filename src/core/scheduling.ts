@@ -17,7 +17,7 @@ import { groupPeers, sharedGroups } from '../scheduler/workload-affinity.js';
 import { chargeScheduledBinding } from './federated-resource-quota.js';
 import { errorMessage } from '../json/error.js';
 import { deepClone, deepEqual } from '../json/value.js';
-import { getLabel, isTerminating, parseRefKey, parseTime, refOf, type KObject } from './object.js';
+import { findCondition, getLabel, isTerminating, parseRefKey, parseTime, refOf, type KObject } from './object.js';
 import { intern } from '../json/strings.js';
 import { accurateEstimator } from './node-estimator.js';
 import { emptyResult, type CoreEvent, type ObjectReader, type ReconcileContext, type ReconcileResult, type ScheduleExtras, type SchedulePass, type Write } from './ports.js';
@@ -45,7 +45,7 @@ function scheduleExtras(ctx: ReconcileContext, b: Binding): ScheduleExtras | und
  * Cluster's capacity change (src/core/controllers.ts) and a workload-group peer's move wake again.
  */
 export function awaitingPlacement(b: Binding): boolean {
-  return b.status?.schedulerObservedGeneration !== b.metadata.generation || b.status?.conditions?.find((c) => c.type === BindingScheduled)?.status !== 'True';
+  return b.status?.schedulerObservedGeneration !== b.metadata.generation || findCondition(b.status?.conditions, BindingScheduled)?.status !== 'True';
 }
 
 /**

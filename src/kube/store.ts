@@ -378,7 +378,6 @@ export class KubeStore implements ObjectReader, AsyncWriter {
   }
 
   /** Waits for the Event writes started so far (a graceful stop records the last events). */
-
   drainEvents(): Promise<void> {
     return this.recorder.drain();
   }

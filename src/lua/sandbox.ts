@@ -49,7 +49,6 @@ import { chunkIsReusable } from './reuse.js';
 import { newProtected, openLibraries, pushRecordingProxy, resetProtected, type Libraries, type Protected } from './stdlib.js';
 import { gopherCompileMessage, lua51Violation } from './syntax.js';
 import type * as CompiledLua from './compiled/index.js';
-import type { CompiledEngine } from './compiled/engine.js';
 import type { RuntimeHost } from './compiled/runtime.js';
 
 export interface SandboxOptions {
@@ -182,7 +181,7 @@ export class LuaSandbox {
    */
   impureCalls = 0;
   /** The compiling path ('auto'), or null. */
-  readonly compiledEngine: CompiledEngine | null = null;
+  readonly compiledEngine: CompiledLua.CompiledEngine | null = null;
   private readonly compiledHost: RuntimeHost;
 
   constructor(readonly options: SandboxOptions = {}) {
@@ -434,7 +433,7 @@ export class LuaSandbox {
 
   /** run() on the compiling path: the results pushed onto the fengari stack for `read`, as fengari's would be. */
   private runCompiled<T, C>(
-    chunk: NonNullable<ReturnType<CompiledEngine['chunk']>>,
+    chunk: NonNullable<ReturnType<CompiledLua.CompiledEngine['chunk']>>,
     fnName: string,
     pushArgs: ((L: LuaState) => number) | readonly unknown[],
     nresults: number,
