@@ -550,9 +550,6 @@ export function reconcileRollout(ctx: ReconcileContext, key: string): ReconcileR
   const tpl = r && ctx.reader.get(r, r.namespace, r.name);
   // A template being deleted is never held: its binding and Works go the usual way.
   if (!tpl || isTerminating(tpl)) return emptyResult();
-  // Not placed yet: stages resolved over no cluster would all pass at once and the rollout would start Completed,
-  // rendering every cluster when the scheduler places it. Its write of spec.clusters wakes this key again.
-  if (!b.status?.rollout && !(b.spec?.clusters ?? []).length) return emptyResult();
   const stages = resolveStages(staged, b, ctx.reader);
   const step = stepRollout({ reader: ctx.reader, b, tpl, staged, stages, works: worksOf(ctx, b), now: ctx.now });
   const phase = step.status.phase ?? 'Progressing';

@@ -11,7 +11,6 @@ import { coreControllers, INTERPRETER_HEALTH, selectControllers } from '../core/
 import { CLUSTER, RIC } from '../core/kinds.js';
 import { refKey, refOf } from '../core/object.js';
 import { SCHEDULER } from '../core/scheduling.js';
-import { BINDING_STATUS, WORK_STATUS } from '../core/status.js';
 import { withCoreDefaults, type ControllerSpec, type CoreOptions, type Interpreter, type InterpreterOperation } from '../core/ports.js';
 import { createInterpreter, type InterpreterOptions } from '../interpreter/interpreter.js';
 import { InterpreterPool, POOL_DEFAULTS } from '../interpreter/pool.js';
@@ -73,12 +72,6 @@ export interface ControllerOptions {
 
 /** Karmada's --controllers lives with the controllers (plan and simulate select them too). */
 export { selectControllers };
-
-/**
- * The controllers that only report what the members did: under a burst their writes wait behind the
- * propagation's (the host bucket's status lane) and each key's report is made when its turn comes.
- */
-const STATUS_REPORTERS: ReadonlySet<string> = new Set([WORK_STATUS, BINDING_STATUS]);
 
 export class Controller {
   readonly metrics = new Metrics({ processMetrics: true });
@@ -185,7 +178,6 @@ export class Controller {
       onClusterSynced: (cluster, seconds) => this.metrics.observeClusterSync(cluster, seconds),
       onEventDropped: (reason) => this.metrics.eventsDropped.inc({ reason }),
       skippedPropagatingNamespaces: this.core.skippedPropagatingNamespaces,
-      statusReporters: STATUS_REPORTERS,
     });
     this.store = store;
     this.metrics.followEventsWaiting(() => store.eventsWaiting());

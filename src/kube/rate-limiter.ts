@@ -4,14 +4,9 @@
  * served in arrival order (client-go's limiter reserves in order too). RestClient takes one (`RestClientOptions.limiter`);
  * the controller makes one per host and member client from --kube-api-qps/-burst and --cluster-api-qps/-burst.
  *
- * Unlike client-go, a waiter may ask for a lane below the normal one, while the bucket's rate stays the limit of
- * all of them together; each lane is FIFO:
- * - `status` (the controllers that only report status: work-status, binding-status): while normal waiters are
- *   queued it gets one token in STATUS_SHARE, so a burst of propagation is not slowed by reports of objects
- *   still rolling out, and a report that waits is written once for the changes it waited through (the
- *   controller's queue folds them: it computes the report when its turn comes) — yet it is never starved.
- * - `low` (the Event recorder's writes): a token only when no other waiter is queued, so best-effort writes
- *   never delay one the propagation or a report needs.
+ * Unlike client-go, a waiter may ask for the low lane (`priority: 'low'`, the Event recorder's writes): it gets a
+ * token only when no normal waiter is queued, so best-effort writes never delay one the propagation needs, while
+ * the bucket's rate stays the limit of both together. Each lane is FIFO.
  */
 
 export interface RateLimiterClock {
@@ -33,13 +28,10 @@ export const wallClock: RateLimiterClock = {
   },
 };
 
-export type TokenPriority = 'normal' | 'status' | 'low';
-
-/** While normal requests wait, a queued status request gets one token in this many. */
-export const STATUS_SHARE = 4;
+export type TokenPriority = 'normal' | 'low';
 
 export interface TokenWaitOptions {
-  /** 'status': behind normal waiters but for a share of the tokens; 'low': only while no other waiter is queued (Events). */
+  /** 'low': served only while no normal waiter is queued (best-effort writes such as Events). */
   priority?: TokenPriority;
   /** Aborting it takes a queued waiter out of its lane without a token; `ready` rejects with the abort reason. */
   signal?: AbortSignal;
@@ -62,9 +54,7 @@ export class TokenBucket {
   private tokens: number;
   private last: number;
   private readonly clock: RateLimiterClock;
-  private readonly lanes: Record<TokenPriority, Array<() => void>> = { normal: [], status: [], low: [] };
-  /** Tokens granted to normal waiters since a status waiter last got one while both lanes waited. */
-  private normalRun = 0;
+  private readonly lanes: Record<TokenPriority, Array<() => void>> = { normal: [], low: [] };
   private cancelTimer?: () => void;
   private timerWeak = false;
 
@@ -76,9 +66,9 @@ export class TokenBucket {
     this.last = this.clock.now();
   }
 
-  /** Requests waiting for a token now, every lane. */
+  /** Requests waiting for a token now, both lanes. */
   get waiting(): number {
-    return this.lanes.normal.length + this.lanes.status.length + this.lanes.low.length;
+    return this.lanes.normal.length + this.lanes.low.length;
   }
 
   /** Low-lane requests waiting for a token now. */
@@ -96,14 +86,13 @@ export class TokenBucket {
    * Takes a token: at once when one is there and nobody waits ahead in the lane (`queued` false, `ready` already
    * resolved with 0), else in turn (`queued` true, `ready` resolves with the milliseconds waited). The caller
    * learns whether it waits from this call itself, so that it can count waiting requests without looking at the
-   * queue afterwards. A request waits behind its own lane and the lanes above it (a status one behind queued
-   * normal ones, a low one behind both), never behind a lane below.
+   * queue afterwards. A normal request is not held back by queued low ones; a low one waits behind both lanes.
    */
   wait(opts: TokenWaitOptions = {}): TokenWait {
     const lane = opts.priority ?? 'normal';
     const started = this.clock.now();
     this.refill();
-    const ahead = lane === 'low' ? this.waiting : lane === 'status' ? this.lanes.normal.length + this.lanes.status.length : this.lanes.normal.length;
+    const ahead = lane === 'low' ? this.waiting : this.lanes.normal.length;
     if (ahead === 0 && this.tokens >= 1) {
       this.tokens -= 1;
       return { queued: false, ready: Promise.resolve(0) };
@@ -128,22 +117,9 @@ export class TokenBucket {
     return { queued: true, ready };
   }
 
-  /** The lane the next token goes to (see the class comment), counting the status lane's share. */
-  private next(): Array<() => void> | undefined {
-    const { normal, status, low } = this.lanes;
-    if (normal.length && status.length) {
-      if (++this.normalRun < STATUS_SHARE) return normal;
-      this.normalRun = 0;
-      return status;
-    }
-    if (normal.length) return normal;
-    if (status.length) return status;
-    return low.length ? low : undefined;
-  }
-
   private schedule(): void {
-    const weak = this.lanes.normal.length + this.lanes.status.length === 0;
-    // A normal or status waiter arrived while only low ones waited: the timer must keep the process alive now.
+    const weak = this.lanes.normal.length === 0;
+    // A normal waiter arrived while only low ones waited: the timer must keep the process alive now.
     if (this.cancelTimer && this.timerWeak && !weak) {
       this.cancelTimer();
       this.cancelTimer = undefined;
@@ -156,11 +132,11 @@ export class TokenBucket {
       () => {
         this.cancelTimer = undefined;
         this.refill();
-        while (this.tokens >= 1) {
-          const lane = this.next();
-          if (!lane) break;
-          this.tokens -= 1;
-          lane.shift()!();
+        for (const lane of [this.lanes.normal, this.lanes.low]) {
+          while (lane.length && this.tokens >= 1) {
+            this.tokens -= 1;
+            lane.shift()!();
+          }
         }
         this.schedule();
       },

@@ -40,7 +40,7 @@ import type { MemberCapacity } from '../core/node-estimator.js';
 import { MemberGate } from './member-gate.js';
 import { ApiDiscovery, type APIEnablement } from './api-enablements.js';
 import { ApiError, RestClient, type Query, type RequestOpts } from './rest.js';
-import { limiterOptions, type TokenPriority } from './rate-limiter.js';
+import { limiterOptions } from './rate-limiter.js';
 
 /** Thrown by a read of a kind whose cache is still filling: the reconcile fails and is retried. */
 export class CacheNotSyncedError extends ReaderNotReadyError {
@@ -232,11 +232,6 @@ export interface KubeStoreOptions {
   warmUpTimeoutMs?: number;
   /** `--skipped-propagating-namespaces`: a namespace created on a member for an object gets Karmada's labels unless skipped. */
   skippedPropagatingNamespaces?: readonly RegExp[];
-  /**
-   * Controllers that only report status (the work-status and binding-status controllers): their host writes
-   * take the rate limiter's `status` lane (rate-limiter.ts), behind the propagation's but for a share.
-   */
-  statusReporters?: ReadonlySet<string>;
   /** `--kube-api-qps`/`--kube-api-burst` (the host client) and `--cluster-api-qps`/`--cluster-api-burst` (each member's): a token bucket per client; a negative qps is no limit. */
   clientLimits?: ClientLimits;
   /**
@@ -880,13 +875,12 @@ export class KubeStore implements ObjectReader, AsyncWriter {
     return res.object as unknown as KObject;
   }
 
-  private async call(verb: string, what: { kind: string; metadata?: { namespace?: string; name?: string }; namespace?: string; name?: string }, cluster: string | undefined, origin: string, fn: (c: ApiCache, priority: TokenPriority | undefined) => Promise<KObject>): Promise<KObject> {
+  private async call(verb: string, what: { kind: string; metadata?: { namespace?: string; name?: string }; namespace?: string; name?: string }, cluster: string | undefined, origin: string, fn: (c: ApiCache) => Promise<KObject>): Promise<KObject> {
     const cache = this.restOf(cluster);
-    const priority = cluster === undefined && this.opts.statusReporters?.has(origin) ? 'status' : undefined;
     const gate = cluster === undefined ? undefined : this.members.get(cluster)?.gate;
     const target = { verb, kind: what.kind, name: `${what.metadata?.namespace ?? what.namespace ?? ''}/${what.metadata?.name ?? what.name ?? ''}`, cluster: cluster ?? 'host', origin };
     try {
-      const out = await (gate ? gate.write(() => fn(cache, priority)) : fn(cache, priority));
+      const out = await (gate ? gate.write(() => fn(cache)) : fn(cache));
       // Every write, at debug level: the trail to follow when a reconcile's outcome is unexpected.
       this.log.debug('wrote', { ...target, resourceVersion: out?.metadata?.resourceVersion, generation: out?.metadata?.generation });
       return out;
@@ -898,16 +892,16 @@ export class KubeStore implements ObjectReader, AsyncWriter {
 
   async create(obj: KObject, cluster: string | undefined, origin: string): Promise<KObject> {
     const body = this.admit('create', obj, cluster);
-    return this.call('create', body, cluster, origin, async (c, priority) => {
+    return this.call('create', body, cluster, origin, async (c) => {
       const path = await c.rest.pathFor(body.apiVersion, body.kind, body.metadata.namespace);
       let out: KObject;
       try {
-        out = await c.rest.request<KObject>('POST', path, { body, timeoutMs: c.writeTimeoutMs, priority });
+        out = await c.rest.request<KObject>('POST', path, { body, timeoutMs: c.writeTimeoutMs });
       } catch (e) {
         // The namespace's own Work may not have been applied yet: the namespace is created here, as it would be.
         if (!(e instanceof ApiError && e.code === 404 && body.metadata.namespace)) throw e;
         await this.ensureNamespace(c, body.metadata.namespace);
-        out = await c.rest.request<KObject>('POST', path, { body, timeoutMs: c.writeTimeoutMs, priority });
+        out = await c.rest.request<KObject>('POST', path, { body, timeoutMs: c.writeTimeoutMs });
       }
       this.writeThrough(c, out, origin);
       return out;
@@ -915,35 +909,35 @@ export class KubeStore implements ObjectReader, AsyncWriter {
   }
 
   async update(obj: KObject, cluster: string | undefined, origin: string): Promise<KObject> {
-    return this.call('update', obj, cluster, origin, async (c, priority) => {
+    return this.call('update', obj, cluster, origin, async (c) => {
       const old = c.existing(obj)?.get(obj.metadata.namespace, obj.metadata.name ?? '');
       const body = this.admit('update', obj, cluster, old);
       // Nothing to change: no request, as the embedded store stores nothing (the cache is what the server holds).
       if (old && unchangedByWrite('update', body, old, await c.rest.hasSubresource(body.apiVersion, body.kind, 'status'))) return old;
       const path = await c.rest.pathFor(body.apiVersion, body.kind, body.metadata.namespace, body.metadata.name);
-      const out = await c.rest.request<KObject>('PUT', path, { body, timeoutMs: c.writeTimeoutMs, priority });
+      const out = await c.rest.request<KObject>('PUT', path, { body, timeoutMs: c.writeTimeoutMs });
       this.writeThrough(c, out, origin);
       return out;
     });
   }
 
   async updateStatus(obj: KObject, cluster: string | undefined, origin: string): Promise<KObject> {
-    return this.call('updateStatus', obj, cluster, origin, async (c, priority) => {
+    return this.call('updateStatus', obj, cluster, origin, async (c) => {
       const hasStatus = await c.rest.hasSubresource(obj.apiVersion, obj.kind, 'status');
       const old = c.existing(obj)?.get(obj.metadata.namespace, obj.metadata.name ?? '');
       if (old && unchangedByWrite('updateStatus', obj, old, hasStatus)) return old;
       const path = await c.rest.pathFor(obj.apiVersion, obj.kind, obj.metadata.namespace, obj.metadata.name, hasStatus ? 'status' : undefined);
-      const out = await c.rest.request<KObject>('PUT', path, { body: obj, timeoutMs: c.writeTimeoutMs, priority });
+      const out = await c.rest.request<KObject>('PUT', path, { body: obj, timeoutMs: c.writeTimeoutMs });
       this.writeThrough(c, out, origin);
       return out;
     });
   }
 
   async delete(ref: ObjectRef, cluster: string | undefined, origin: string): Promise<void> {
-    await this.call('delete', ref, cluster, origin, async (c, priority) => {
+    await this.call('delete', ref, cluster, origin, async (c) => {
       const path = await c.rest.pathFor(ref.apiVersion, ref.kind, ref.namespace, ref.name);
       // Background propagation: dependents go through the garbage collector, as with kubectl delete.
-      return c.rest.request('DELETE', path, { body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' }, timeoutMs: c.writeTimeoutMs, priority });
+      return c.rest.request('DELETE', path, { body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' }, timeoutMs: c.writeTimeoutMs });
     });
   }
 

@@ -31,18 +31,16 @@ export interface RunnerOptions {
   /** Told about every reconcile (metrics); `detail` says which key, what it wrote and what it reported. */
   onReconcile?: (controller: string, seconds: number, error: string | undefined, detail: ReconcileDetail) => void;
   /**
-   * run() with a writer only: how many keys of a controller may reconcile at once, by controller name
-   * (Karmada's `--concurrent-*-syncs`): that controller's workers. Default 1. A key is never reconciled twice
-   * at once: the queue holds a key re-added while it is being processed until that reconcile is done.
+   * run() and runOnce() with a writer only: how many keys of a controller may reconcile at once, by
+   * controller name (Karmada's `--concurrent-*-syncs`). Default 1. A key is never reconciled twice at
+   * once: the queue holds a key re-added while it is being processed until that reconcile is done.
    */
   concurrency?: Record<string, number>;
   /**
-   * run() with a writer only: a key whose write to a member cluster is still going after this long (a
-   * member apiserver that does not answer) is left to finish in the background, so that it holds up neither
-   * the keys after it nor that controller's other members. It stays in progress in its queue until it
-   * finishes, so it is never reconciled twice at once. A write waiting on the control plane is waited for:
-   * it holds up only its own controller's worker, and parking it would only send more writes at the same
-   * bucket. Unset: every key is waited for.
+   * run() and runOnce() with a writer only: a key still reconciling after this long (its write waits on
+   * an apiserver that does not answer, such as a frozen member) is left to finish in the background, so
+   * that it holds up neither the keys after it nor the next controllers. It stays in progress in its
+   * queue until it finishes, so it is never reconciled twice at once. Unset: every key is waited for.
    */
   parkAfterMs?: number;
   /**
@@ -116,25 +114,20 @@ export type { WatchHandler };
 interface Slot {
   spec: ControllerSpec;
   queue: RateLimitedQueue;
-  /** Keys of this controller allowed to reconcile at once on the asynchronous path: its workers. */
+  /** Keys of this controller allowed to reconcile at once on the asynchronous path. */
   concurrency: number;
-  /** Its idle workers' wake-ups (run() with a writer). */
-  idle: Set<() => void>;
-}
-
-/** Where a reconcile's writes are (parkAfterMs): whether the write in flight goes to a member cluster. */
-interface InFlight {
-  member: boolean;
 }
 
 /** Reconciles parked at once, at most (see RunnerOptions.parkAfterMs). */
 const MAX_PARKED = 256;
 
 /**
- * Keys a worker takes in a row before it lets I/O in: a run of keys that write nothing never leaves the
- * microtask queue, and watch events, answers and timers would wait for the whole run.
+ * Keys a controller takes per worker in one round of runOnce before the next controller's turn. Without a
+ * bound, a thousand templates applied at once all passed the detector before the scheduler saw the first
+ * binding, and the first member object came after every binding was written: stages ran in phases. With it,
+ * the stages take turns and the first templates reach the members while the others are still coming in.
  */
-const YIELD_EVERY = 16;
+const ROUND_QUANTUM = 16;
 
 /** A reconcile's result; `deferred` when it (or a continuation) waits for calls it started (RunnerOptions.deferrals). */
 type Reconciled = ReconcileResult & { deferred?: Promise<void> };
@@ -172,7 +165,6 @@ export class Runner {
       spec,
       queue: new RateLimitedQueue({ now: () => opts.clock().getTime(), baseDelayMs: opts.baseDelayMs, maxDelayMs: opts.maxDelayMs, bucket: opts.bucket, observer: opts.queueObserver?.(spec.name) }),
       concurrency: opts.concurrency?.[spec.name] ?? 1,
-      idle: new Set(),
     }));
     for (const s of this.slots) this.byName.set(s.spec.name, s);
   }
@@ -192,33 +184,21 @@ export class Runner {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
     this.wake?.();
-    for (const s of this.slots) this.notify(s);
   }
 
   enqueue(controller: string, key: string): void {
     const slot = this.byName.get(controller);
     if (!slot) throw new Error(`no controller named ${controller}; known: ${[...this.byName.keys()].join(', ')}`);
     slot.queue.add(key);
-    this.notify(slot);
     this.wake?.();
   }
 
   /** Enqueues every key of every controller that this change concerns. */
   dispatch(ev: WatchEvent): void {
     for (const s of this.watchers(ev)) {
-      let added = false;
-      for (const key of s.spec.keysFor(ev, this.store)) {
-        s.queue.add(key);
-        added = true;
-      }
-      if (added) this.notify(s);
+      for (const key of s.spec.keysFor(ev, this.store)) s.queue.add(key);
     }
     this.wake?.();
-  }
-
-  /** A slot has a key again: its idle workers (run() with a writer) look. */
-  private notify(slot: Slot): void {
-    if (slot.idle.size) for (const w of [...slot.idle]) w();
   }
 
   /** The controllers watching the changed object's type, computed once per type (and member or not). */
@@ -275,19 +255,13 @@ export class Runner {
     return min;
   }
 
-  /**
-   * Long-running mode on the wall clock. With a writer, every controller's workers take its keys on their
-   * own, as controller-runtime's do: a controller whose writes wait (the status controllers behind the
-   * propagation in the host bucket, a member that is slow to answer) holds up only itself, and a new
-   * template's first write is not behind other stages' work. Without one: process, then sleep until an event
-   * or a delayed key. Returns once the signal fires and the keys in progress are done (a graceful drain).
-   */
+  /** Long-running mode on the wall clock: process, then sleep until an event or a delayed key. */
   async run(signal: AbortSignal): Promise<void> {
-    if (this.opts.writer) return this.runWorkers(signal);
     const onAbort = () => this.wake?.();
     signal.addEventListener('abort', onAbort, { once: true });
     while (!signal.aborted) {
-      this.runUntilIdle(Number.MAX_SAFE_INTEGER);
+      if (this.opts.writer) await this.runOnce(signal);
+      else this.runUntilIdle(Number.MAX_SAFE_INTEGER);
       const next = this.nextWakeAt();
       const wait = next === undefined ? 60_000 : Math.max(1, next - this.opts.clock().getTime());
       await new Promise<void>((resolve) => {
@@ -303,63 +277,51 @@ export class Runner {
     signal.removeEventListener('abort', onAbort);
   }
 
-  private async runWorkers(signal: AbortSignal): Promise<void> {
-    // One listener for every worker: an AbortSignal warns past ten.
-    const onAbort = () => this.slots.forEach((s) => this.notify(s));
-    signal.addEventListener('abort', onAbort, { once: true });
-    await Promise.all(this.slots.flatMap((slot) => Array.from({ length: slot.concurrency }, () => this.work(slot, signal))));
-    signal.removeEventListener('abort', onAbort);
-  }
-
-  /** One worker of a controller: its ready keys in queue order, shared with the controller's other workers. */
-  private async work(slot: Slot, signal: AbortSignal): Promise<void> {
-    let taken = 0;
-    while (!signal.aborted) {
-      const key = slot.queue.get();
-      if (key === undefined) {
-        await this.idle(slot);
-        continue;
+  /**
+   * The asynchronous counterpart of runUntilIdle, for a store with a writer: processes ready keys until
+   * none is left (or the signal fires, which lets the key in progress finish: a graceful drain).
+   * Returns how many reconciles ran.
+   */
+  async runOnce(signal?: AbortSignal): Promise<number> {
+    let n = 0;
+    let progressed = true;
+    while (progressed && !signal?.aborted) {
+      progressed = false;
+      for (const slot of this.slots) {
+        // The keys ready now, up to the round's quantum, taken by up to `concurrency` workers; the next
+        // controller starts once they are all done (with one worker: one key after the other, in queue order).
+        let ready = Math.min(slot.queue.readyLength(), ROUND_QUANTUM * slot.concurrency);
+        const worker = async () => {
+          while (ready > 0 && !signal?.aborted) {
+            ready--;
+            const key = slot.queue.get();
+            if (key === undefined) return;
+            progressed = true;
+            n++;
+            await this.parkIfSlow(this.processOneAsync(slot, key));
+          }
+        };
+        if (slot.concurrency === 1) await worker();
+        else await Promise.all(Array.from({ length: Math.min(slot.concurrency, ready) }, worker));
       }
-      const at: InFlight = { member: false };
-      await this.parkIfSlow(slot, this.processOneAsync(slot, key, at), at);
-      if (++taken % YIELD_EVERY === 0) await new Promise((r) => setImmediate(r));
     }
+    return n;
   }
 
-  /** Until the slot has a key (notify) or its earliest delayed key is due. */
-  private idle(slot: Slot): Promise<void> {
-    const next = slot.queue.nextDelayedAt();
-    const wait = next === undefined ? 60_000 : Math.max(1, next - this.opts.clock().getTime());
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(t);
-        slot.idle.delete(done);
-        resolve();
-      };
-      const t = setTimeout(done, wait);
-      slot.idle.add(done);
-    });
-  }
-
-  /** Waits for a reconcile; one writing to a member for longer than parkAfterMs finishes on its own and wakes its controller when done. */
-  private async parkIfSlow(slot: Slot, p: Promise<void>, at: InFlight): Promise<void> {
+  /** Waits for a reconcile for up to parkAfterMs; past that it finishes on its own and wakes run() when done. */
+  private async parkIfSlow(p: Promise<void>): Promise<void> {
     const ms = this.opts.parkAfterMs;
-    if (ms === undefined) return p;
-    const finished = p.then(() => false);
-    for (;;) {
-      let timer: NodeJS.Timeout | undefined;
-      const slow = await Promise.race([finished, new Promise<boolean>((r) => (timer = setTimeout(() => r(true), ms)))]);
-      clearTimeout(timer);
-      if (!slow) return;
-      // Bounded, so that many slow members do not become unbounded concurrency.
-      if (!at.member || this.parked.size >= MAX_PARKED) continue;
-      this.parked.add(p);
-      void p.finally(() => {
-        this.parked.delete(p);
-        this.notify(slot);
-      });
-      return;
-    }
+    // Bounded, so that a slow host apiserver (where every key would park) does not become unbounded concurrency.
+    if (ms === undefined || this.parked.size >= MAX_PARKED) return p;
+    let timer: NodeJS.Timeout | undefined;
+    const slow = await Promise.race([p.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), ms)))]);
+    clearTimeout(timer);
+    if (!slow) return;
+    this.parked.add(p);
+    void p.finally(() => {
+      this.parked.delete(p);
+      this.wake?.();
+    });
   }
 
   /** Keys queued or waiting, per controller (queue depth). */
@@ -503,7 +465,7 @@ export class Runner {
     if (result.deferred) this.defer(slot, key, result.deferred, false);
   }
 
-  private async processOneAsync(slot: Slot, key: string, at: InFlight): Promise<void> {
+  private async processOneAsync(slot: Slot, key: string): Promise<void> {
     const name = slot.spec.name;
     const started = performance.now();
     const result = this.reconcile(slot, key);
@@ -517,7 +479,6 @@ export class Runner {
       const w = pending[next++]!;
       try {
         const before = this.before(w);
-        at.member = w.cluster !== undefined;
         const written = await this.applyAsync(w, name);
         applied?.push(w);
         this.opts.onWrite?.(name, w, before);
@@ -602,7 +563,7 @@ export class Runner {
   }
 
   private writable(): Store {
-    if (this.opts.writer) throw new Error('this store writes asynchronously: use run(), not runUntilIdle()');
+    if (this.opts.writer) throw new Error('this store writes asynchronously: use run() or runOnce(), not runUntilIdle()');
     return this.store as Store;
   }
 }

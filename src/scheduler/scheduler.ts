@@ -357,15 +357,6 @@ export function schedule(
   const snapshot = toSnapshot(clusters);
   const trigger = scheduleTrigger(spec, baseStatus, applied, snapshot);
   if (!trigger) {
-    // The status write that goes with a placement is a PUT here (Karmada patches): a conflict with another
-    // controller's status write can lose it, and nothing triggers the placement again. A placed binding with no
-    // Scheduled condition, whose last generation the scheduler has not observed, gets the one its placement earned.
-    const unobserved = generation !== (baseStatus.schedulerObservedGeneration ?? 0);
-    if (unobserved && spec.clusters?.length && !(baseStatus.conditions ?? []).some((c) => c.type === CONDITION_SCHEDULED)) {
-      const conditions = setCondition(baseStatus.conditions, { type: CONDITION_SCHEDULED, status: 'True', reason: REASON_SUCCESS, message: SUCCESSFUL_SCHEDULING_MESSAGE }, nowStr);
-      const status: SchedulerStatus = { ...before, conditions, schedulerObservedGeneration: generation, lastScheduledTime: nowStr };
-      return { ...unchanged('Unchanged', before, events, observedName), status, statusChanged: true };
-    }
     if (generation === (baseStatus.schedulerObservedGeneration ?? 0)) return unchanged('Unchanged', before, events, observedName);
     const status = { ...before, schedulerObservedGeneration: generation };
     return { ...unchanged('Unchanged', before, events, observedName), status, statusChanged: true };

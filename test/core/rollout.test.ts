@@ -406,23 +406,6 @@ describe('staged rollout: adoption and the all-at-once default', () => {
     expect(clusterState(cp, 'member2')).toMatchObject({ state: 'Waiting' });
     expect(clusterState(cp, 'member2')!.revision).toBeUndefined();
   });
-
-  it('starts nothing for a binding the scheduler has not placed yet: the first revision is staged once it is', () => {
-    // Without the scheduler, the rollout controller sees the binding as the detector wrote it (the controller's
-    // workers run on their own, so it may well come before the scheduler's write).
-    const cp = new ControlPlane({ start: new Date('2024-01-01T00:00:00Z'), core: { controllers: ['*', '-scheduler'] } });
-    for (const name of MEMBERS) cp.apply({ apiVersion: 'cluster.karmada.io/v1alpha1', kind: 'Cluster', metadata: { name }, spec: { syncMode: 'Push' } });
-    cp.apply(deployment('nginx:1.25'));
-    cp.apply(policy(staged({ gate: { minHealthySeconds: 60 } })));
-    cp.settle();
-    expect(binding(cp).status?.rollout).toBeUndefined();
-    // The scheduler's placement, as it would write it.
-    const b = binding(cp);
-    cp.store.update({ ...b, spec: { ...b.spec!, clusters: MEMBERS.map((name) => ({ name, replicas: 2 })) } });
-    cp.settle();
-    expect(rollout(cp).phase).toBe('Progressing');
-    expect(images(cp)).toEqual({ member1: 'nginx:1.25', member2: undefined, member3: undefined });
-  });
 });
 
 describe('staged rollout: stages and revisions', () => {

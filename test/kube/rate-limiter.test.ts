@@ -4,7 +4,7 @@ import { clientLimitsFromFlags } from '../../src/cli/client-flags.js';
 import { apiserverOptionsFromFlags } from '../../src/cli/commands/apiserver.js';
 import { errorMessage } from '../../src/json/error.js';
 import { createLogger } from '../../src/runtime/log.js';
-import { rateLimiterFor, STATUS_SHARE, TokenBucket } from '../../src/kube/rate-limiter.js';
+import { rateLimiterFor, TokenBucket } from '../../src/kube/rate-limiter.js';
 import { observeRateLimiter, RestClient } from '../../src/kube/rest.js';
 import { okServer, virtualClock, whenWaiting } from './limiter-helpers.js';
 
@@ -59,11 +59,11 @@ describe('TokenBucket', () => {
   });
 });
 
-describe('TokenBucket lanes', () => {
-  /** Queues `names` in order, each in its lane (`low` or `st` prefix), and records the order they get tokens in. */
+describe('TokenBucket low lane', () => {
+  /** Queues `names` in order, each in its lane (`low:` prefix), and records the order they get tokens in. */
   function queue(b: TokenBucket, names: string[], served: string[]) {
     return names.map((n) => {
-      const t = b.wait({ priority: n.startsWith('low') ? 'low' : n.startsWith('st') ? 'status' : 'normal' });
+      const t = b.wait({ priority: n.startsWith('low') ? 'low' : 'normal' });
       void t.ready.then(() => served.push(n));
       return t;
     });
@@ -123,26 +123,6 @@ describe('TokenBucket lanes', () => {
     await clock.advance(100);
     await clock.advance(100);
     expect(served).toEqual(['a', 'b', 'c', 'low1', 'd', 'low2']);
-  });
-
-  it('gives status waiters one token in STATUS_SHARE while normal ones wait, all the tokens once none does, and Events only what is left', async () => {
-    expect(STATUS_SHARE).toBe(4);
-    const clock = virtualClock();
-    const b = new TokenBucket({ qps: 10, burst: 1, clock });
-    await b.wait().ready;
-    const served: string[] = [];
-    const taken = queue(b, ['low1', 'st1', 'st2', 'st3', 'a', 'b', 'c', 'd', 'e', 'f', 'g'], served);
-    expect(taken.every((t) => t.queued)).toBe(true);
-    for (let i = 0; i < 11; i++) await clock.advance(100);
-    expect(served).toEqual(['a', 'b', 'c', 'st1', 'd', 'e', 'f', 'st2', 'g', 'st3', 'low1']);
-    // With the lanes empty a status request takes a free token at once; while a normal one waits it queues behind it.
-    await clock.advance(100);
-    expect(b.wait({ priority: 'status' }).queued).toBe(false);
-    queue(b, ['h'], served);
-    expect(queue(b, ['st4'], served)[0]!.queued).toBe(true);
-    await clock.advance(100);
-    await clock.advance(100);
-    expect(served.slice(-2)).toEqual(['h', 'st4']);
   });
 
   it('takes an aborted waiter out of its lane without a token', async () => {

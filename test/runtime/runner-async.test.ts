@@ -200,108 +200,59 @@ describe('per-controller concurrency on the asynchronous path', () => {
     for (const k of ['a', 'b', 'c', 'd', 'e']) h.runner.enqueue('wide', k);
     h.runner.enqueue('narrow', 'x');
     h.runner.enqueue('narrow', 'y');
-    const abort = new AbortController();
-    const run = h.runner.run(abort.signal);
+    const run = h.runner.runOnce();
     await h.settle();
     expect([...h.active.get('wide')!]).toEqual(['a', 'b', 'c']);
-    // Each controller has its own workers: narrow's first key does not wait for wide's.
-    expect([...h.active.get('narrow')!]).toEqual(['x']);
     // Re-added while it is being reconciled: it waits for that reconcile to finish.
     h.runner.enqueue('wide', 'a');
     while (h.release.length) {
       h.release.shift()!();
       await h.settle();
     }
-    abort.abort();
     await run;
     expect(h.overlap()).toBe(false);
     expect(h.maxActive.get('wide')).toBe(3);
     expect(h.maxActive.get('narrow')).toBe(1);
     expect(h.reconciled.filter((r) => r === 'wide/a')).toHaveLength(2);
     expect(h.reconciled).toHaveLength(8);
+    // The next controller starts once the first one's ready keys are done.
+    expect(h.reconciled.indexOf('narrow/x')).toBeGreaterThan(h.reconciled.indexOf('wide/e'));
   });
 
   it('keeps one key at a time per controller by default', async () => {
     const h = harness(undefined);
     for (const k of ['a', 'b', 'c']) h.runner.enqueue('wide', k);
-    const abort = new AbortController();
-    const run = h.runner.run(abort.signal);
+    const run = h.runner.runOnce();
     await h.settle();
     expect([...h.active.get('wide')!]).toEqual(['a']);
     while (h.release.length) {
       h.release.shift()!();
       await h.settle();
     }
-    abort.abort();
     await run;
     expect(h.maxActive.get('wide')).toBe(1);
     expect(h.reconciled).toEqual(['wide/a', 'wide/b', 'wide/c']);
   });
 
-  it('a controller whose writes wait holds up only itself: a later stage takes its key at once and the queue order is kept', async () => {
+  it('takes turns between controllers: a controller with a long queue yields after a round of keys, so later stages see the first keys early', async () => {
     const h = harness(undefined);
     const keys = Array.from({ length: 100 }, (_, i) => `k${String(i).padStart(3, '0')}`);
     for (const k of keys) h.runner.enqueue('wide', k);
-    const abort = new AbortController();
-    const run = h.runner.run(abort.signal);
-    await h.settle();
-    // wide's first write has not been answered; narrow's key, added now, is reconciled anyway.
     h.runner.enqueue('narrow', 'x');
-    await h.settle();
-    expect(h.reconciled).toEqual(['wide/k000', 'narrow/x']);
-    for (let i = 0; i < 10_000 && h.reconciled.length < 101; i++) {
+    const run = h.runner.runOnce();
+    for (;;) {
+      await h.settle();
+      if (!h.release.length) break;
       while (h.release.length) h.release.shift()!();
-      await h.settle();
-    }
-    abort.abort();
-    while (h.release.length) {
-      h.release.shift()!();
-      await h.settle();
     }
     await run;
     expect(h.reconciled).toHaveLength(101);
+    // narrow's key is taken after one round of wide's keys, not after all hundred.
+    const x = h.reconciled.indexOf('narrow/x');
+    expect(x).toBeGreaterThan(0);
+    expect(x).toBeLessThan(50);
+    // and wide's keys keep their queue order across rounds
     expect(h.reconciled.filter((r) => r.startsWith('wide/'))).toEqual(keys.map((k) => `wide/${k}`));
-  });
-
-  it('leaves a slow write to a member to finish in the background, and waits for a slow one to the control plane', async () => {
-    const pending: Array<{ cluster: string | undefined; key: string; resolve: () => void }> = [];
-    const writer: AsyncWriter = {
-      create: (obj, cluster) => new Promise((resolve) => pending.push({ cluster, key: obj.metadata.name!, resolve: () => resolve(obj) })),
-      update: (obj) => Promise.resolve(obj),
-      updateStatus: (obj) => Promise.resolve(obj),
-      delete: () => Promise.resolve(),
-    };
-    const store = { get: () => undefined, list: () => [], types: () => [], watch: () => () => undefined, recordEvent: () => undefined };
-    const started: string[] = [];
-    const writing = (name: string, cluster: string | undefined): ControllerSpec => ({
-      name,
-      keysFor: () => [],
-      reconcile: (_ctx, key) => {
-        started.push(`${name}/${key}`);
-        return { writes: [{ op: 'create', cluster, object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: key, namespace: 'ns' } } }], events: [] };
-      },
-    });
-    const runner = new Runner(store, [writing('member', 'member2'), writing('host', undefined)], { clock: () => new Date(0), context, writer, parkAfterMs: 5 });
-    for (const k of ['a', 'b']) {
-      runner.enqueue('member', k);
-      runner.enqueue('host', k);
-    }
-    const abort = new AbortController();
-    const run = runner.run(abort.signal);
-    const waitFor = async (cond: () => boolean) => {
-      while (!cond()) await new Promise((r) => setTimeout(r, 5));
-    };
-    // The member's first write is parked past 5 ms and its second key starts; the host's second key waits for its first.
-    await waitFor(() => started.includes('member/b'));
-    await new Promise((r) => setTimeout(r, 50));
-    expect(started).not.toContain('host/b');
-    pending.find((p) => p.key === 'a' && p.cluster === undefined)!.resolve();
-    await waitFor(() => started.includes('host/b'));
-    abort.abort();
-    expect(pending).toHaveLength(4);
-    for (const p of pending) p.resolve();
-    await run;
-    expect(started.sort()).toEqual(['host/a', 'host/b', 'member/a', 'member/b']);
   });
 
   it('rejects a concurrency for an unknown controller or below 1', () => {

@@ -150,25 +150,6 @@ describe('schedule', () => {
     const same = schedule(b, clusters, previous, NOW);
     expect(same.action).toBe('Unchanged');
   });
-  it('gives a placed binding whose status write was lost (a conflict) the Scheduled condition its placement earned', () => {
-    const clusters = ['m1', 'm2'].map((n) => cluster({ name: n, available: 10 }));
-    const b = binding({ replicas: 4, placement: DYN });
-    const first = schedule(b, clusters, undefined, NOW);
-    // The placement went through (the binding's generation moved on to 2); its status write did not: no
-    // condition, no lastScheduledTime, generation 1 observed.
-    const previous: PreviousSchedule = { clusters: first.clusters!, appliedPlacement: first.appliedPlacement, schedulerObservedGeneration: 1 };
-    const placed = { ...b, metadata: { ...b.metadata, generation: 2 } };
-    const again = schedule(placed, clusters, previous, NOW);
-    expect(again.action).toBe('Unchanged');
-    expect(again.statusChanged).toBe(true);
-    expect(again.status.conditions).toMatchObject([{ type: 'Scheduled', status: 'True', reason: 'Success' }]);
-    expect(again.status.lastScheduledTime).toBeTruthy();
-    expect(again.status.schedulerObservedGeneration).toBe(2);
-    // With its condition there, only the generation is written (Karmada's own path).
-    const observed = schedule(placed, clusters, { ...previous, conditions: again.status.conditions }, NOW);
-    expect(observed.status.conditions).toBe(again.status.conditions);
-    expect(observed.status.schedulerObservedGeneration).toBe(2);
-  });
   it('accepts a prepared snapshot', () => {
     const snap = createSnapshot(['m1', 'm2'].map((n) => cluster(n)));
     const r = schedule(binding({ replicas: 2 }), snap, undefined, { now: () => NOW });
